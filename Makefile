@@ -1,0 +1,29 @@
+# Two commands for a fresh machine: `make run` and `make test` (see README.md).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install serve bench
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py demo
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20
+
+test: install
+	@test -x /usr/bin/chromium || { echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
+	$(PY) manage.py makemigrations --check --dry-run
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest
+
+bench: install
+	$(PY) bench/odds.py

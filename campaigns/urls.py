@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.landing, name="landing"),
+    path("dashboard/", views.dashboard, name="dashboard"),
+    path("campaigns/new/", views.campaign_create, name="campaign_create"),
+    path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
+    path("campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
+    path("campaigns/<int:campaign_id>/invite/rotate/", views.invite_rotate, name="invite_rotate"),
+    path(
+        "campaigns/<int:campaign_id>/members/<int:user_id>/remove/", views.member_remove, name="member_remove"
+    ),
+    path("campaigns/<int:campaign_id>/leave/", views.campaign_leave, name="campaign_leave"),
+    path("join/<str:token>/", views.campaign_join, name="campaign_join"),
+]

@@ -1,0 +1,108 @@
+"""Browser tests: Debian's chromium driven by Playwright against a live ASGI server (uvicorn)."""
+
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make for setup
+# and checks are plain synchronous code, so Django's async-safety guard does not apply to them.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveServer:
+    """The real ASGI app under uvicorn in a thread, so websockets work; can be stopped and restarted."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self._server = None
+        self._thread = None
+
+    def start(self) -> None:
+        import uvicorn
+
+        from config.asgi import application
+
+        config = uvicorn.Config(
+            application, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the live server did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=15)
+            self._server = None
+
+
+@pytest.fixture
+def asgi_server(transactional_db, settings):
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    server = LiveServer(free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser, asgi_server):
+    """Open a page in a fresh browser context (its own cookies: its own user)."""
+    contexts = []
+
+    def open_page(*, width: int = 1280, height: int = 900):
+        context = browser.new_context(base_url=asgi_server.url, viewport={"width": width, "height": height})
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: pytest.fail(f"JavaScript error on the page: {error}"))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def log_in(page, username: str, password: str) -> None:
+    page.goto("/accounts/login/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/dashboard/")

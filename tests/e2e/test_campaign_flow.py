@@ -1,0 +1,43 @@
+"""A GM signs up and creates a campaign; a second browser joins by the invite link."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+
+def sign_up(page, username: str) -> None:
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password1").fill("a-long-pass-phrase-9")
+    page.locator("#id_password2").fill("a-long-pass-phrase-9")
+    page.get_by_role("button", name="Sign up").click()
+
+
+def test_gm_creates_campaign_and_player_joins_by_invite(new_page):
+    gm_page = new_page()
+    gm_page.goto("/")
+    gm_page.get_by_role("link", name="Sign up").first.click()
+    sign_up(gm_page, "gamemaster")
+    gm_page.get_by_role("link", name="New campaign").click()
+    gm_page.locator("#id_name").fill("Friday Night Triad")
+    gm_page.locator("#id_system").select_option(label="Triad")
+    gm_page.get_by_role("button", name="Create campaign").click()
+    expect(gm_page.get_by_role("heading", name="Friday Night Triad")).to_be_visible()
+    invite_url = gm_page.get_by_label("Invite link").input_value()
+    assert re.search(r"/join/[\w-]{30,}/$", invite_url)
+
+    player_page = new_page(width=390, height=844)
+    player_page.goto(invite_url)
+    # Not logged in: sent to log in, from where a newcomer signs up and comes back to the invite.
+    player_page.get_by_role("link", name="Sign up").last.click()
+    sign_up(player_page, "newplayer")
+    expect(player_page.get_by_role("heading", name="Join Friday Night Triad")).to_be_visible()
+    player_page.get_by_role("button", name="Join the table").click()
+    expect(player_page.get_by_text("Welcome to Friday Night Triad!")).to_be_visible()
+
+    gm_page.reload()
+    members = gm_page.locator("#member-list")
+    expect(members).to_contain_text("gamemaster")
+    expect(members).to_contain_text("newplayer")
