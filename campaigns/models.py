@@ -24,6 +24,8 @@ class Campaign(models.Model):
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     # Optional rules a GM turns on per table (Five by Five aspects, L5R odd-die house rule, ...).
     options = models.JSONField(default=dict, blank=True)
+    # The last feed sequence number handed out; bumped in the same transaction as the entry.
+    last_seq = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -54,3 +56,63 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.campaign}"
+
+
+class Visibility(models.TextChoices):
+    PUBLIC = "public", "Everyone"
+    GM = "gm", "GM only"
+    BLIND = "blind", "Blind (GM sees, I don't)"
+    SELF = "self", "Only me"
+
+
+class FeedEntry(models.Model):
+    """One immutable line of a table's feed: a roll or a chat line, numbered per campaign.
+
+    Results are made on the server and stored whole (every die face), so the feed, the history page
+    and the catch-up after a reconnect all render from this row and never from client data.
+    """
+
+    class Kind(models.TextChoices):
+        ROLL = "roll", "Roll"
+        CHAT = "chat", "Chat"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="feed")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.ROLL)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed_entries"
+    )
+    character = models.ForeignKey(
+        "sheets.Character", on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls"
+    )
+    # What was asked, in words ("Amateur Chef 4", "3d6+2") and as data (the options, the notation).
+    label = models.CharField(max_length=200)
+    request = models.JSONField(default=dict)
+    # Every die face, the outcome and what changed on the sheet, as the engine reported it.
+    result = models.JSONField(default=dict)
+    summary = models.CharField(max_length=300, blank=True)
+    # The exact chance the roll had before it was made, as "numerator/denominator"; blank if none.
+    chance = models.CharField(max_length=80, blank=True)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    # NULL, not "", so entries without a key never collide in the unique constraint.
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign_entry"),
+            models.UniqueConstraint(
+                fields=["campaign", "author", "idempotency_key"], name="one_entry_per_idempotency_key"
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "-seq"], name="feed_newest_first")]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.label}"
+
+    @property
+    def chance_fraction(self):
+        from fractions import Fraction
+
+        return Fraction(self.chance) if self.chance else None

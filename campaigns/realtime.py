@@ -28,3 +28,8 @@ def _send_on_commit(campaign_id: int, event: dict) -> None:
 
 def member_removed(*, campaign_id: int, user_id: int) -> None:
     _send_on_commit(campaign_id, {"type": "member.removed", "user_id": user_id})
+
+
+def entry_created(entry) -> None:
+    """Tell the table a feed entry exists; each connection renders it for its own viewer."""
+    _send_on_commit(entry.campaign_id, {"type": "feed.entry", "seq": entry.seq, "entry_id": entry.pk})

@@ -1,8 +1,9 @@
 """Everything that changes campaign state: greppable verbs with keyword-only arguments."""
 
 from django.db import transaction
+from django.db.models import F
 
-from .models import Campaign, Membership, new_invite_token
+from .models import Campaign, FeedEntry, Membership, Visibility, new_invite_token
 
 
 class CampaignError(Exception):
@@ -54,3 +55,56 @@ def member_remove(*, campaign: Campaign, user_id: int) -> None:
 
 def campaign_leave(*, campaign: Campaign, user) -> None:
     member_remove(campaign=campaign, user_id=user.pk)
+
+
+def feed_entry_create(
+    *,
+    campaign: Campaign,
+    author,
+    label: str,
+    kind: str = FeedEntry.Kind.ROLL,
+    character=None,
+    request: dict | None = None,
+    result: dict | None = None,
+    summary: str = "",
+    chance=None,
+    visibility: str = Visibility.PUBLIC,
+    idempotency_key: str | None = None,
+) -> tuple[FeedEntry, bool]:
+    """Number and save one feed entry, broadcast it once committed; returns (entry, created).
+
+    A repeated idempotency key from the same author returns the entry it made the first time, so a
+    double-click or a retried request never rolls twice. Call inside the caller's transaction when the
+    roll also changes a sheet, so both land or neither does.
+    """
+    if visibility not in Visibility.values:
+        raise CampaignError("Choose who may see this roll.")
+    with transaction.atomic():
+        if idempotency_key:
+            existing = FeedEntry.objects.filter(
+                campaign=campaign, author=author, idempotency_key=idempotency_key
+            ).first()
+            if existing is not None:
+                return existing, False
+        Campaign.objects.filter(pk=campaign.pk).update(last_seq=F("last_seq") + 1)
+        seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign.pk)
+        entry = FeedEntry(
+            campaign=campaign,
+            seq=seq,
+            kind=kind,
+            author=author,
+            character=character,
+            label=label[:200],
+            request=request or {},
+            result=result or {},
+            summary=summary[:300],
+            chance="" if chance is None else str(chance),
+            visibility=visibility,
+            idempotency_key=idempotency_key or None,
+        )
+        entry.full_clean()
+        entry.save()
+        from . import realtime
+
+        realtime.entry_created(entry)
+    return entry, True

@@ -1,0 +1,591 @@
+"""Triad rules: every seed example and figure, exact odds, and the creation rules."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules import triad as t
+from rules.dice import FixedFaces, Roller, RulesError
+
+abilities = st.integers(min_value=0, max_value=22)
+difficulties = st.integers(min_value=0, max_value=26)
+edges = st.sampled_from([-1, 0, 1])
+FAST = settings(max_examples=60, deadline=None)
+
+
+def all_dice(edge):
+    return itertools.product(range(1, 21), repeat=t.dice_for(edge))
+
+
+# --- advantage and disadvantage -------------------------------------------------
+
+
+@pytest.mark.parametrize("adv,dis,want", [(0, 0, 0), (1, 0, 1), (0, 1, -1), (3, 3, 0),
+                                          (2, 1, 1), (1, 4, -1), (5, 0, 1)])
+def test_net_edge_cancels_one_for_one(adv, dis, want):
+    assert t.net_edge(adv, dis) == want
+
+
+def test_rope_example_two_traits_beat_one_disadvantage():
+    # Restrained by ropes (one disadvantage) with Physique and Swiftness: still advantage.
+    assert t.count_edge(adv_traits=2, disadvantages=1) == 1
+    assert t.dice_for(t.count_edge(adv_traits=2, disadvantages=1)) == 2
+
+
+def test_many_advantages_still_only_two_dice():
+    assert t.dice_for(t.count_edge(adv_traits=3)) == 2
+    assert t.dice_for(t.count_edge(adv_traits=1, disadvantages=1)) == 1
+
+
+def test_count_edge_sources():
+    assert t.count_edge(extra_effort=True) == 1
+    assert t.count_edge(stunned=True) == -1
+    assert t.count_edge(evading=True, stunned=True) == 0
+
+
+def test_net_edge_rejects_negative():
+    with pytest.raises(RulesError):
+        t.net_edge(-1, 0)
+
+
+# --- task rolls -------------------------------------------------------------------
+
+
+def test_total_is_higher_of_die_and_ability():
+    r = t.check(12, 10, [4])
+    assert (r.kept, r.total, r.outcome) == (4, 12, "success")
+    r = t.check(3, 10, [17])
+    assert (r.kept, r.total, r.outcome) == (17, 17, "critical")
+
+
+@pytest.mark.parametrize("ability,die,want", [
+    (5, 15, "critical"), (5, 14, "success"), (5, 11, "success"), (5, 10, "mixed"),
+    (5, 9, "failure"), (15, 2, "critical"), (10, 2, "mixed"), (20, 1, "fumble"),
+])
+def test_outcome_ladder_against_difficulty_10(ability, die, want):
+    assert t.check(ability, 10, [die]).outcome == want
+
+
+def test_adv_trait_turns_mixed_into_success():
+    assert t.check(10, 10, [3]).outcome == "mixed"
+    assert t.check(10, 10, [3], adv_trait=True).outcome == "success"
+    assert t.check(4, 10, [3], adv_trait=True).outcome == "failure"
+
+
+def test_fumble_ignores_ability():
+    assert t.check(20, 1, [1]).outcome == "fumble"
+
+
+def test_advantage_keeps_higher_and_ignores_one_lone_1():
+    r = t.check(5, 10, [1, 14], edge=1)
+    assert (r.kept, r.outcome, r.faces) == (14, "success", (1, 14))
+    assert t.check(5, 10, [1, 1], edge=1).outcome == "fumble"
+
+
+def test_disadvantage_keeps_lower_and_any_1_fumbles():
+    r = t.check(5, 10, [18, 9], edge=-1)
+    assert (r.kept, r.total, r.outcome) == (9, 9, "failure")
+    assert t.check(15, 10, [20, 1], edge=-1).outcome == "fumble"
+    # The ability still floors the total under disadvantage.
+    assert t.check(15, 10, [20, 3], edge=-1).outcome == "critical"
+
+
+def test_check_rejects_wrong_dice():
+    with pytest.raises(RulesError):
+        t.check(5, 10, [3, 4])
+    with pytest.raises(RulesError):
+        t.check(5, 10, [4], edge=1)
+    with pytest.raises(RulesError):
+        t.check(5, 10, [21])
+    with pytest.raises(RulesError):
+        t.check(5, 10, [3], edge=2)
+    with pytest.raises(t.TriadError) as err:
+        t.check(-1, 10, [3])
+    assert err.value.field == "ability"
+
+
+@pytest.mark.parametrize("difficulty,want", [(1, Fraction(95, 100)), (5, Fraction(75, 100)),
+                                             (10, Fraction(50, 100)), (15, Fraction(25, 100))])
+@pytest.mark.parametrize("ability", [0, 1])
+def test_seed_difficulty_figures_for_a_bare_d20(ability, difficulty, want):
+    assert t.success_chance(ability, difficulty) == want
+
+
+@pytest.mark.parametrize("ability", [0, 1, 19])
+def test_seed_difficulty_20_is_five_percent_mixed(ability):
+    odds = t.chance(ability, 20)
+    assert odds["mixed"] == Fraction(5, 100)
+    assert odds["success"] == odds["critical"] == 0
+
+
+def test_chance_known_values():
+    assert t.chance(10, 10) == {"critical": Fraction(6, 20), "success": Fraction(4, 20),
+                                "mixed": Fraction(9, 20), "failure": 0, "fumble": Fraction(1, 20)}
+    adv = t.chance(0, 10, edge=1)
+    assert adv["fumble"] == Fraction(1, 400)
+    assert adv["critical"] + adv["success"] == 1 - Fraction(10 * 10, 400)
+    dis = t.chance(0, 10, edge=-1)
+    assert dis["fumble"] == Fraction(39, 400)
+    assert dis["critical"] + dis["success"] == Fraction(100, 400)
+
+
+@FAST
+@given(abilities, difficulties, edges, st.booleans())
+def test_chance_is_a_distribution_matching_every_face(ability, difficulty, edge, adv_trait):
+    odds = t.chance(ability, difficulty, edge=edge, adv_trait=adv_trait)
+    assert set(odds) == set(t.OUTCOMES)
+    assert sum(odds.values()) == 1
+    brute = dict.fromkeys(t.OUTCOMES, Fraction(0))
+    n = 20 ** t.dice_for(edge)
+    for dice in all_dice(edge):
+        brute[t.check(ability, difficulty, dice, edge=edge, adv_trait=adv_trait).outcome] += Fraction(1, n)
+    assert odds == brute
+
+
+@FAST
+@given(abilities, difficulties, edges, st.booleans())
+def test_higher_ability_never_lowers_the_chance(ability, difficulty, edge, adv_trait):
+    lo = t.chance(ability, difficulty, edge=edge, adv_trait=adv_trait)
+    hi = t.chance(ability + 1, difficulty, edge=edge, adv_trait=adv_trait)
+    assert hi["critical"] >= lo["critical"]
+    assert hi["critical"] + hi["success"] >= lo["critical"] + lo["success"]
+    assert hi["fumble"] == lo["fumble"]
+    harder = t.chance(ability, difficulty + 1, edge=edge, adv_trait=adv_trait)
+    assert harder["critical"] + harder["success"] <= lo["critical"] + lo["success"]
+
+
+@FAST
+@given(abilities, difficulties)
+def test_advantage_helps_and_disadvantage_hurts(ability, difficulty):
+    win = [t.success_chance(ability, difficulty, edge=e) for e in (-1, 0, 1)]
+    assert win[0] <= win[1] <= win[2]
+    fumble = [t.chance(ability, difficulty, edge=e)["fumble"] for e in (-1, 0, 1)]
+    assert fumble[0] > fumble[1] > fumble[2]
+
+
+@pytest.mark.parametrize("ability,difficulty,edge", [(8, 12, 0), (3, 10, 1), (12, 14, -1)])
+def test_roll_frequencies_agree_with_exact_odds(ability, difficulty, edge):
+    roller = Roller(random.Random(20240611), max_dice=10**6)
+    n = 20000
+    counts = dict.fromkeys(t.OUTCOMES, 0)
+    for _ in range(n):
+        counts[t.roll_task(roller, ability=ability, difficulty=difficulty, edge=edge).outcome] += 1
+    for outcome, p in t.chance(ability, difficulty, edge=edge).items():
+        sigma = math.sqrt(n * p * (1 - p))
+        assert abs(counts[outcome] - n * p) <= 5 * sigma + 1e-9, outcome
+
+
+def test_roll_task_replays_through_check():
+    r = t.roll_task(Roller(FixedFaces([7, 16])), ability=9, difficulty=11, edge=1)
+    assert r == t.check(9, 11, r.faces, edge=1)
+    assert (r.kept, r.total, r.outcome) == (16, 16, "critical")
+
+
+def test_total_distribution_and_at_least():
+    dist = t.total_distribution(10)
+    assert dist[10] == Fraction(10, 20) and min(dist) == 10 and sum(dist.values()) == 1
+    tail = t.at_least(dist)
+    assert tail[10] == 1 and tail[20] == Fraction(1, 20)
+
+
+# --- extra effort and exceptional tools -------------------------------------------
+
+
+def test_extra_effort_costs_one_point_after_the_roll():
+    edge = t.count_edge(extra_effort=True)
+    r = t.roll_task(Roller(FixedFaces([2, 13])), ability=6, difficulty=10, edge=edge,
+                    extra_effort=True)
+    # The roll used the unspent score; the point comes off afterwards.
+    assert (r.ability, r.kept, r.outcome, r.effort_spent) == (6, 13, "success", 1)
+    vitals = t.spend(t.Vitals.fresh(body=6, mind=10, spirit=10), "body", r.effort_spent)
+    assert vitals.body == 5
+    with pytest.raises(t.TriadError):
+        t.roll_task(Roller(FixedFaces([2, 13])), ability=0, difficulty=10, edge=1,
+                    extra_effort=True)
+
+
+def test_exceptional_tool_replaces_the_score():
+    assert t.effective_ability(6, tool=20) == 20  # the battlesuit's Body 20
+    assert t.effective_ability(6) == 6
+    with pytest.raises(t.TriadError) as err:
+        t.effective_ability(6, tool=21)
+    assert err.value.field == "tool"
+
+
+# --- opposed rolls ----------------------------------------------------------------
+
+
+def test_opposed_higher_total_wins_and_margin_five_doubles():
+    r = t.opposed(t.Side(12), [3], t.Side(8), [15])
+    assert (r.winner, r.margin, r.critical, r.outcome, r.b.outcome) == ("b", 3, False, "failure", "success")
+    r = t.opposed(t.Side(14), [3], t.Side(8), [9])
+    assert (r.winner, r.margin, r.critical, r.outcome) == ("a", 5, True, "critical")
+
+
+def test_opposed_ties_and_fumbles():
+    assert t.opposed(t.Side(10), [4], t.Side(7), [10]).winner is None
+    assert t.opposed(t.Side(10), [4], t.Side(7), [10]).outcome == "mixed"
+    assert t.opposed(t.Side(10, adv_trait=True), [4], t.Side(7), [10]).winner == "a"
+    assert t.opposed(t.Side(10, adv_trait=True), [4], t.Side(7, adv_trait=True), [10]).winner is None
+    r = t.opposed(t.Side(18), [1], t.Side(5), [2])
+    assert (r.winner, r.outcome, r.b.outcome) == ("b", "fumble", "success")
+    assert t.opposed(t.Side(18), [1], t.Side(5), [1]).winner is None
+
+
+@FAST
+@given(abilities, edges, st.booleans(), abilities, edges, st.booleans())
+def test_opposed_chance_matches_every_face(ab_a, e_a, t_a, ab_b, e_b, t_b):
+    a, b = t.Side(ab_a, e_a, t_a), t.Side(ab_b, e_b, t_b)
+    odds = t.opposed_chance(a, b)
+    assert sum(odds.values()) == 1
+    if t.dice_for(e_a) + t.dice_for(e_b) > 3:
+        return  # 160,000 combinations: covered by the smaller cases
+    n = 20 ** (t.dice_for(e_a) + t.dice_for(e_b))
+    brute = dict.fromkeys(t.OUTCOMES, Fraction(0))
+    for da in all_dice(e_a):
+        for db in all_dice(e_b):
+            brute[t.opposed(a, da, b, db).outcome] += Fraction(1, n)
+    assert odds == brute
+
+
+def test_roll_opposed_draws_a_then_b():
+    r = t.roll_opposed(Roller(FixedFaces([11, 2, 19])), t.Side(5, edge=1), t.Side(5))
+    assert r.a.faces == (11, 2) and r.b.faces == (19,) and r.winner == "b"
+
+
+# --- teamwork -----------------------------------------------------------------------
+
+
+def test_team_takes_the_best_number():
+    team = [t.Side(6), t.Side(13), t.Side(4)]
+    r = t.team_check(team, [[9], [2], [11]], 12)
+    assert (r.total, r.outcome) == (13, "success")
+
+
+def test_any_1_fumbles_the_team():
+    team = [t.Side(6), t.Side(20), t.Side(4)]
+    assert t.team_check(team, [[19], [20], [1]], 5).outcome == "fumble"
+    # With advantage a member's lone 1 is ignored, as on a solo roll.
+    team = [t.Side(6, edge=1), t.Side(13)]
+    assert t.team_check(team, [[1, 15], [7]], 12).outcome == "success"
+
+
+def test_team_rejects_mismatched_dice():
+    with pytest.raises(t.TriadError) as err:
+        t.team_check([t.Side(5), t.Side(6)], [[3]], 10)
+    assert err.value.field == "dice"
+
+
+@FAST
+@given(st.lists(st.tuples(abilities, edges), min_size=1, max_size=2), difficulties, st.booleans())
+def test_team_chance_matches_every_face(spec, difficulty, adv_trait):
+    team = [t.Side(a, e) for a, e in spec]
+    odds = t.team_chance(team, difficulty, adv_trait=adv_trait)
+    assert sum(odds.values()) == 1
+    if sum(t.dice_for(m.edge) for m in team) > 3:
+        return
+    combos = list(itertools.product(*[list(all_dice(m.edge)) for m in team]))
+    brute = dict.fromkeys(t.OUTCOMES, Fraction(0))
+    for dice in combos:
+        brute[t.team_check(team, dice, difficulty, adv_trait=adv_trait).outcome] += Fraction(1, len(combos))
+    assert odds == brute
+
+
+def test_bigger_team_fumbles_more():
+    one = t.team_chance([t.Side(10)], 10)["fumble"]
+    three = t.team_chance([t.Side(10)] * 3, 10)["fumble"]
+    assert one == Fraction(1, 20) and three == 1 - Fraction(19, 20) ** 3
+
+
+# --- initiative ----------------------------------------------------------------------
+
+
+def test_initiative_is_best_of_die_and_scores():
+    assert t.initiative("Ann", [7], body=10, mind=14, spirit=9).value == 14
+    assert t.initiative("Ann", [17], body=10, mind=14, spirit=9).value == 17
+    # Danger Sense rolls with advantage.
+    assert t.initiative("Ann", [3, 18], body=10, mind=14, spirit=9, edge=1).value == 18
+
+
+def test_npc_initiative_is_difficulty_plus_five():
+    assert t.npc_initiative("Ghoul", 10).value == 15
+    assert t.Npc("Ghoul", 10).initiative == 15
+
+
+def test_initiative_tie_breaks():
+    a = t.initiative("A", [15], body=12, mind=10, spirit=10)
+    b = t.initiative("B", [12], body=15, mind=10, spirit=10)  # value 15 too, lower die
+    c = t.initiative("C", [9], body=15, mind=15, spirit=10)   # loses on die, wins nothing
+    d = t.initiative("D", [9], body=15, mind=15, spirit=11)
+    e = t.initiative("E", [15], body=13, mind=10, spirit=10)
+    order = [x.name for x in t.initiative_order([a, b, c, d, e])]
+    assert order == ["E", "A", "B", "D", "C"]
+    # Same die, Body decides; same Body, Mind; then Spirit.
+    x = t.initiative("X", [15], body=9, mind=12, spirit=14)
+    y = t.initiative("Y", [15], body=9, mind=13, spirit=3)
+    assert [i.name for i in t.initiative_order([x, y])] == ["Y", "X"]
+
+
+def test_npc_loses_ties_to_characters_who_rolled():
+    pc = t.initiative("PC", [4], body=15, mind=6, spirit=6)
+    npc = t.npc_initiative("Guard", 10)
+    assert [i.name for i in t.initiative_order([npc, pc])] == ["PC", "Guard"]
+
+
+def test_initiative_distribution():
+    dist = t.initiative_distribution(body=10, mind=14, spirit=9)
+    assert dist[14] == Fraction(14, 20) and sum(dist.values()) == 1
+
+
+# --- damage --------------------------------------------------------------------------
+
+
+def test_weapon_and_armor_tables():
+    assert [t.weapon_damage(k) for k in ("light", "medium", "heavy", "superheavy")] == [3, 6, 9, 15]
+    assert [t.armor_rating(k) for k in ("none", "light", "medium", "heavy", "superheavy")] == [0, 2, 4, 6, 12]
+    with pytest.raises(t.TriadError) as err:
+        t.armor_rating("mithril")
+    assert err.value.field == "armor"
+
+
+@pytest.mark.parametrize("base,armor,critical,want", [
+    (6, 0, False, 6), (6, 2, False, 4), (6, 4, True, 8), (3, 6, False, 0),
+    (15, 12, False, 3), (9, 6, True, 12), (0, 0, True, 0),
+])
+def test_damage(base, armor, critical, want):
+    assert t.damage(base, armor=armor, critical=critical) == want
+
+
+@FAST
+@given(st.integers(0, 40), st.integers(0, 20), st.booleans())
+def test_damage_never_negative_and_armor_never_helps_the_attacker(base, armor, critical):
+    d = t.damage(base, armor=armor, critical=critical)
+    assert 0 <= d <= base * 2
+    assert t.damage(base, armor=armor + 1, critical=critical) <= d
+
+
+def test_deadly_adds_three_or_six_on_a_critical():
+    assert t.attack("success", weapon=6, deadly=True).to_target == 9
+    assert t.attack("critical", weapon=6, deadly=True).to_target == 18  # (6 + 3) x 2: +6 from Deadly
+    assert t.attack("critical", weapon=6, deadly=True, target_armor=4).to_target == 14
+
+
+def test_attack_both_ways():
+    assert t.attack("success", weapon=6, counter=9) == t.AttackOutcome("success", 6, 0)
+    assert t.attack("mixed", weapon=6, counter=9, attacker_armor=2) == t.AttackOutcome("mixed", 6, 7)
+    assert t.attack("failure", weapon=6, counter=9) == t.AttackOutcome("failure", 0, 9)
+    assert t.attack("fumble", weapon=6) == t.AttackOutcome("fumble", 0, 0)
+    assert t.attack("success", weapon=6).target_stunned
+    assert not t.attack("success", weapon=6, target_armor=2).target_stunned
+
+
+def test_stun_on_five_or_more():
+    assert not t.stuns(4) and t.stuns(5) and t.stuns(12)
+
+
+def test_burning_room_example():
+    # Difficulty 12 Body roll: 4 points on a failure, 8 when failing by 7 or worse.
+    def burn(ability, die):
+        return t.hazard_damage(t.check(ability, 12, [die]), points=4, severe_points=8)
+    assert burn(3, 14) == 0
+    assert burn(3, 6) == 4
+    assert burn(3, 5) == 8
+    assert burn(12, 20) == 0
+    assert burn(12, 5) == 4  # mixed still burns; the ability floors the miss at 0
+    assert burn(3, 1) == 8  # fumble, total 3: short by 9
+    assert burn(20, 1) == 4  # fumble fails, but the total (20) is not short of 12
+
+
+# --- characters in play -------------------------------------------------------------
+
+
+def test_damage_stun_dying_and_death():
+    v = t.Vitals.fresh(body=8, mind=10, spirit=10)
+    hit = t.take_damage(v, 6)
+    assert (hit.vitals.body, hit.stunned, hit.dying) == (2, True, False)
+    hit = t.take_damage(hit.vitals, 3)
+    assert (hit.vitals.body, hit.stunned, hit.dying, hit.dead) == (0, False, True, False)
+    assert t.take_damage(hit.vitals, 0).dead is False  # fully absorbed: no new damage
+    assert t.take_damage(hit.vitals, 1, ability="spirit").dead is True
+    with pytest.raises(t.TriadError):
+        t.take_damage(t.take_damage(hit.vitals, 1).vitals, 1)
+
+
+def test_mental_damage_hits_mind():
+    hit = t.take_damage(t.Vitals.fresh(body=8, mind=10, spirit=10), 4, ability="Mind")
+    assert (hit.vitals.body, hit.vitals.mind) == (8, 6)
+
+
+def test_hard_to_kill_once_until_fully_recovered():
+    v = t.Vitals.fresh(body=9, mind=10, spirit=10, traits={"Hard To Kill"})
+    hit = t.take_damage(v, 12)
+    assert (hit.vitals.body, hit.saved_by, hit.dying) == (4, "Hard To Kill", False)
+    again = t.take_damage(hit.vitals, 4)
+    assert again.saved_by is None and again.dying
+    healed = t.rest(hit.vitals, 5)
+    assert healed.body == 9 and healed.spent == frozenset()
+    assert t.take_damage(healed, 9).saved_by == "Hard To Kill"
+    # Hard To Unnerve guards Spirit only.
+    v = t.Vitals.fresh(body=9, mind=10, spirit=13, traits={"Hard To Unnerve"})
+    assert t.take_damage(v, 13, ability="spirit").vitals.spirit == 6
+    assert t.take_damage(v, 9).dying
+
+
+def test_recovery_one_point_per_hour_up_to_maximum():
+    v = t.take_damage(t.take_damage(t.Vitals.fresh(body=10, mind=10, spirit=10), 4).vitals,
+                      3, ability="mind").vitals
+    assert t.rest(v, 2, {"mind": 2}).mind == 9
+    assert t.rest(v, 1).body == 7
+    full = t.rest(v, 100)
+    assert (full.body, full.mind, full.spirit) == (10, 10, 10)
+    with pytest.raises(t.TriadError) as err:
+        t.rest(v, 1, {"mind": 2})
+    assert err.value.field == "hours"
+    with pytest.raises(t.TriadError) as err:
+        t.recover(v, {"mind": 4})
+    assert err.value.field == "mind"
+
+
+def test_berserker_rage_moves_a_point_into_body():
+    v = t.take_damage(t.Vitals.fresh(body=10, mind=10, spirit=10), 3).vitals
+    raged = t.berserker_rage(v, "spirit")
+    assert (raged.body, raged.spirit) == (8, 9)
+    with pytest.raises(t.TriadError):
+        t.berserker_rage(t.Vitals.fresh(body=10, mind=10, spirit=10), "mind")
+
+
+def test_movement():
+    assert t.move_feet() == 30 and t.move_feet(moves=2) == 60
+    assert t.move_feet(trait="Fast") == 60 and t.move_feet(moves=2, trait="Fast (Extreme)") == 180
+    assert t.move_feet(moves=2, restrained=True) == 0 and t.move_feet(moves=2, dying=True) == 5
+
+
+def test_npc_damage_lowers_difficulty_until_slain():
+    ghoul = t.Npc("Ghoul", 10, armor=2)
+    hurt = t.hit_npc(ghoul, t.damage(6, armor=ghoul.armor))
+    assert hurt.difficulty == 6 and not hurt.down
+    dead = t.hit_npc(hurt, 9)
+    assert dead.difficulty == 0 and dead.slain
+    spared = t.hit_npc(hurt, 9, spare=True)
+    assert spared.down and not spared.slain and spared.unconscious
+
+
+def test_bestiary_and_benchmarks():
+    assert "great white shark" in t.BESTIARY["Animals & dinosaurs"][15][0]
+    assert t.OPPONENT_BENCHMARKS[10][1:] == ("light", "heavy")
+    assert set(t.DIFFICULTY_BENCHMARKS) == {1, 5, 10, 15, 20}
+
+
+# --- traits --------------------------------------------------------------------------
+
+
+def test_trait_list():
+    assert len(t.TRAITS) == 62
+    assert len(t.TRAITS_BY_NAME) == 62
+    for name in t.COMMON_ADV_TRAITS:
+        assert t.TRAITS_BY_NAME[name].adv
+    for name in ("Deadly", "Fast", "Fast (Extreme)", "Hard To Kill", "Magical", "Relentless",
+                 "Berserker Rage", "Danger Sense", "Cover Identities", "Psionics"):
+        assert not t.TRAITS_BY_NAME[name].adv
+    assert t.TRAITS_BY_NAME["Brawling/Martial Artist"].adv
+    assert all(tr.ability in (None, *t.ABILITIES) and tr.summary for tr in t.TRAITS)
+
+
+def test_find_trait_is_forgiving_about_case_and_adv_label():
+    assert t.find_trait("occult (Adv.)").name == "Occult"
+    assert t.find_trait("  hard to  kill").name == "Hard To Kill"
+    with pytest.raises(t.TriadError):
+        t.find_trait("Laser Eyes")
+
+
+# --- creation --------------------------------------------------------------------------
+
+
+def test_tiers():
+    got = {k: (v.points, v.traits, v.powers) for k, v in t.TIERS.items()}
+    assert got == {
+        "ordinary": (30, 3, 0), "heroic": (35, 5, 0), "elite": (40, 7, 0), "epic": (45, 9, 0),
+        "street_level_superhero": (35, 3, 2), "minor_superhero": (40, 3, 4),
+        "major_superhero": (50, 5, 6),
+    }
+
+
+def test_valid_build():
+    b = t.validate_character(tier="ordinary", body=10, mind=10, spirit=10,
+                             traits=["Charm", "Stealth", "Fast"])
+    assert b.in_tier and b.points == 30 and b.matching_tiers == ("ordinary",)
+    b = t.validate_character(tier="street_level_superhero", body=15, mind=10, spirit=10,
+                             traits=["Physique", "Swiftness", "Deadly"],
+                             powers=["Flight", "Super Strength"])
+    assert b.in_tier and b.powers == ("Flight", "Super Strength")
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    (dict(tier="mythic"), "tier"),
+    (dict(tier=None), "tier"),
+    (dict(body=0), "body"),
+    (dict(mind=21), "mind"),
+    (dict(spirit="ten"), "spirit"),
+    (dict(body=11), "points"),
+    (dict(traits=["Charm", "Stealth"]), "traits"),
+    (dict(traits=["Charm", "Stealth", "Laser Eyes"]), "traits"),
+    (dict(traits=["Charm", "charm", "Fast"]), "traits"),
+    (dict(powers=["Flight"]), "powers"),
+    (dict(powers=[""]), "powers"),
+])
+def test_invalid_builds_name_the_field(kwargs, field):
+    args = dict(tier="ordinary", body=10, mind=10, spirit=10, traits=["Charm", "Stealth", "Fast"])
+    args.update(kwargs)
+    with pytest.raises(t.BuildError) as err:
+        t.validate_character(**args)
+    assert err.value.field == field
+    assert isinstance(err.value, RulesError) and isinstance(err.value, ValueError)
+
+
+def test_duplicate_powers_rejected():
+    with pytest.raises(t.BuildError) as err:
+        t.validate_character(tier="street_level_superhero", body=15, mind=10, spirit=10,
+                             traits=["Physique", "Swiftness", "Deadly"], powers=["Flight", "flight"])
+    assert err.value.field == "powers"
+
+
+def test_out_of_tier_allowed_and_reported():
+    b = t.validate_character(tier="heroic", body=8, mind=15, spirit=13,
+                             traits=["Hard To Unnerve", "Medical Expert", "Natural Sciences",
+                                     "Occult", "Willpower"], allow_out_of_tier=True)
+    assert not b.in_tier and b.points == 36 and b.matching_tiers == ()
+    assert "35" in b.problems[0] and "36" in b.problems[0]
+    # Scores outside 1-20 are never allowed, even out of tier.
+    with pytest.raises(t.BuildError):
+        t.validate_character(tier=None, body=25, mind=5, spirit=5, allow_out_of_tier=True)
+
+
+def test_sample_characters():
+    vh = t.SAMPLE_CHARACTERS["van_helsing"]
+    assert (vh.body, vh.mind, vh.spirit) == (8, 15, 13)
+    b = vh.build()
+    assert b.points == 36 and not b.in_tier and b.problems
+    zys = t.SAMPLE_CHARACTERS["zheng_yi_sao"]
+    assert (zys.body, zys.mind, zys.spirit) == (10, 12, 13)
+    b = zys.build()
+    assert b.in_tier and b.tier == "heroic" and len(b.traits) == 5
+    with pytest.raises(t.BuildError) as err:
+        t.validate_character(tier="heroic", body=vh.body, mind=vh.mind, spirit=vh.spirit,
+                             traits=vh.traits)
+    assert err.value.field == "points"
+
+
+def test_rules_triad_imports_no_django():
+    import ast
+    import pathlib
+    tree = ast.parse(pathlib.Path(t.__file__).read_text())
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not any(name.split(".")[0] == "django" for name in names)
