@@ -1,0 +1,322 @@
+"""How long the exact odds take: every roll button of a few demo sheets, cold and warm.
+
+Run with ``.venv/bin/python bench/odds.py``. It prints and asserts nothing.
+
+* cold: every ``functools.lru_cache`` in the rules modules is cleared first, so each figure is
+  computed from scratch (the modules are already imported);
+* warm: the same buttons again straight after, best of several runs;
+* the slowest single L5R pool over every XkY up to 10k10 and every TN from 5 to 100;
+* three pools against icepool (the field's reference library): same Fraction, and our time as a
+  ratio to icepool's. icepool "cold" is its first call in a fresh Python process (timed inside
+  that process, after ``import icepool``), since it keeps caches of its own that cannot be
+  cleared reliably from outside; icepool "warm" is the best of repeated calls in one process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pathlib
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rules import l5r  # noqa: E402
+
+WARM_REPEATS = 20
+
+
+def load(name: str):
+    """Import rules.<name>, or None with a note when another helper has not written it yet."""
+    try:
+        return importlib.import_module(f"rules.{name}")
+    except ImportError as err:
+        print(f"  (rules.{name} is not there yet: {err}; its sheet is skipped)")
+        return None
+
+
+def clear_caches(*modules) -> None:
+    """Clear every lru_cache found at module level (the engines keep their memo tables there)."""
+    for module in modules:
+        if module is None:
+            continue
+        for _, obj in inspect.getmembers(module):
+            if (
+                callable(getattr(obj, "cache_clear", None))
+                and getattr(obj, "__module__", None) == module.__name__
+            ):
+                obj.cache_clear()
+
+
+@dataclass(frozen=True)
+class Button:
+    label: str
+    odds: Callable[[], object]
+
+
+# --------------------------------------------------------------------------- demo sheets
+
+
+def l5r_sheets() -> dict[str, list[Button]]:
+    sheets: dict[str, list[Button]] = {}
+
+    def skill_buttons(traits, void, skills, tns=(15, 20, 25)):
+        buttons = []
+        for name, rank in skills.items():
+            trait = l5r.skill_info(name).trait
+            trait_rank = void if trait == "void" else traits[trait]
+            pool = l5r.skill_pool(trait_rank, rank)
+            for tn in tns:
+                # the sheet shows the plain roll and the roll with as many raises as Void allows
+                for raises in (0, void) if pool.raises_allowed else (0,):
+                    target = l5r.plan_raises(
+                        tn, raises=raises, void=void, unskilled=not pool.raises_allowed
+                    ).tn
+                    buttons.append(
+                        Button(f"{name} {pool.notation} TN {target}", lambda p=pool, t=target: p.chance(t))
+                    )
+        for trait, rank in traits.items():
+            pool = l5r.trait_pool(rank)
+            buttons.append(Button(f"{trait} {pool.notation} TN 15", lambda p=pool: p.chance(15)))
+        for ring, rank in l5r.rings(traits, void=void).items():
+            pool = l5r.ring_pool(rank)
+            buttons.append(Button(f"{ring.value} ring {pool.notation} TN 20", lambda p=pool: p.chance(20)))
+        return buttons
+
+    def damage_button(pool):
+        # the sheet draws a damage curve rather than a chance
+        return Button(
+            f"damage {pool.notation}",
+            lambda p=pool: l5r.total_curve(
+                p.rolled, p.kept, explode=p.explode, bonus=p.bonus, high=10 * min(p.kept, 10) + 20
+            ),
+        )
+
+    katana = next(w for w in l5r.WEAPONS if w.name == "Katana")
+    yumi = next(b for b in l5r.BOWS if b.name == "Yumi")
+    arrow = next(a for a in l5r.ARROWS if a.name == "Standard arrow")
+    dai_tsuchi = next(w for w in l5r.WEAPONS if w.name == "Dai tsuchi")
+
+    bushi = dict(
+        stamina=2, willpower=3, strength=3, perception=2, agility=3, intelligence=2, reflexes=3, awareness=2
+    )
+    sheets["L5R starting bushi"] = skill_buttons(
+        bushi,
+        2,
+        {
+            "Kenjutsu": 3,
+            "Kyujutsu": 2,
+            "Iaijutsu": 2,
+            "Athletics": 1,
+            "Etiquette": 1,
+            "Defense": 2,
+            "Courtier": 0,
+            "Stealth": 0,
+        },
+    ) + [
+        damage_button(l5r.damage_pool(katana, 3)),
+        damage_button(l5r.bow_damage_pool(yumi, arrow)),
+        damage_button(l5r.damage_pool(l5r.UNARMED, 3)),
+    ]
+
+    shugenja = dict(
+        stamina=2, willpower=2, strength=2, perception=3, agility=2, intelligence=3, reflexes=2, awareness=3
+    )
+    sheets["L5R shugenja"] = skill_buttons(
+        shugenja,
+        3,
+        {"Spellcraft": 3, "Lore": 2, "Meditation": 2, "Calligraphy": 2, "Divination": 1, "Etiquette": 2},
+    ) + [
+        Button(
+            f"spell {ring} {l5r.spell_pool(2, 3).notation} TN {tn}",
+            lambda tn=tn: l5r.spell_pool(2, 3).chance(tn),
+        )
+        for ring in ("fire", "air", "water")
+        for tn in (10, 15, 20, 25, 30)
+    ]
+
+    master = dict(
+        stamina=6, willpower=5, strength=6, perception=5, agility=7, intelligence=5, reflexes=7, awareness=5
+    )
+    sheets["L5R veteran (Ten Dice Rule)"] = skill_buttons(
+        master,
+        6,
+        {"Kenjutsu": 8, "Kyujutsu": 6, "Iaijutsu": 7, "Athletics": 5, "Battle": 6, "Defense": 7},
+        tns=(20, 30, 40, 60),
+    ) + [damage_button(l5r.damage_pool(dai_tsuchi, 6)), damage_button(l5r.Pool(14, 12, 5))]
+    return sheets
+
+
+def fivebyfive_sheet(mod) -> list[Button]:
+    values = (-5, 0, 2, 4, 6, 9, 12, 16)
+    return [
+        Button(f"5x5 value {v} token={tok}", lambda v=v, tok=tok: mod.chance(v, doubles_token=tok))
+        for v in values
+        for tok in (False, True)
+    ]
+
+
+def triad_sheet(mod) -> list[Button]:
+    return [
+        Button(f"triad ability {a} vs {d} edge {e}", lambda a=a, d=d, e=e: mod.chance(a, d, edge=e))
+        for a in (3, 8, 12)
+        for d in (5, 10, 15, 20)
+        for e in (-1, 0, 1)
+    ]
+
+
+def freefall_sheet(mod) -> list[Button]:
+    return [
+        Button(f"freefall {n}d20 vs {tn} +{b}", lambda n=n, tn=tn, b=b: mod.chance(n, tn, bonus=b))
+        for n in (2, 3, 4, 5)
+        for tn in (11, 16, 21)
+        for b in (0, 2)
+    ]
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def time_buttons(buttons: list[Button], modules) -> tuple[float, float]:
+    clear_caches(*modules)
+    start = time.perf_counter()
+    for b in buttons:
+        b.odds()
+    cold = time.perf_counter() - start
+    warm = float("inf")
+    for _ in range(WARM_REPEATS):
+        start = time.perf_counter()
+        for b in buttons:
+            b.odds()
+        warm = min(warm, time.perf_counter() - start)
+    return cold, warm
+
+
+def slowest_l5r_pool() -> tuple[float, str]:
+    worst = (0.0, "")
+    for explode in (True, False):
+        for n in range(1, 11):
+            for k in range(1, n + 1):
+                for tn in range(5, 101, 5):
+                    l5r.cache_clear()
+                    start = time.perf_counter()
+                    l5r.chance(n, k, tn, explode=explode)
+                    elapsed = time.perf_counter() - start
+                    if elapsed > worst[0]:
+                        worst = (elapsed, f"{'' if explode else 'u'}{n}k{k} vs TN {tn}")
+    return worst
+
+
+ICEPOOL_SNIPPET = """
+import sys, time
+from fractions import Fraction
+import icepool
+n, k, tn = map(int, sys.argv[1:4])
+start = time.perf_counter()
+p = icepool.d10.explode(depth=max(0, -(-tn // 10) - 1)).pool(n).highest(k).sum().probability(">=", tn)
+elapsed = time.perf_counter() - start
+print(elapsed, Fraction(p))
+"""
+
+
+def icepool_chance(n: int, k: int, tn: int):
+    import icepool
+
+    # exact for P(>= tn) when the explosion depth d satisfies 10 * (d + 1) >= tn
+    depth = max(0, -(-tn // 10) - 1)
+    return icepool.d10.explode(depth=depth).pool(n).highest(k).sum().probability(">=", tn)
+
+
+def icepool_cold(n: int, k: int, tn: int):
+    out = subprocess.run(
+        [sys.executable, "-c", ICEPOOL_SNIPPET, str(n), str(k), str(tn)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    from fractions import Fraction
+
+    return float(out[0]), Fraction(out[1])
+
+
+def best_of(fn, repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:9.3f} ms"
+
+
+def main() -> None:
+    print("Exact odds benchmark (Python", sys.version.split()[0] + ")")
+    print("\nLoading the other systems:")
+    fivebyfive, triad, freefall = (load(n) for n in ("fivebyfive", "triad", "freefall"))
+    modules = [l5r, fivebyfive, triad, freefall]
+
+    sheets = l5r_sheets()
+    if fivebyfive:
+        sheets["Five by Five demo"] = fivebyfive_sheet(fivebyfive)
+    if triad:
+        sheets["Triad demo"] = triad_sheet(triad)
+    if freefall:
+        sheets["FREE/FALL demo"] = freefall_sheet(freefall)
+
+    print(f"\nEvery roll button of each demo sheet (cold: caches cleared; warm: best of {WARM_REPEATS}):")
+    print(f"  {'sheet':32} {'buttons':>7} {'cold':>11} {'warm':>11}")
+    all_cold = all_warm = 0.0
+    for name, buttons in sheets.items():
+        try:
+            cold, warm = time_buttons(buttons, modules)
+        except Exception as err:  # noqa: BLE001 - a half-written module should not stop the benchmark
+            print(f"  {name:32} failed: {type(err).__name__}: {err}")
+            continue
+        all_cold, all_warm = all_cold + cold, all_warm + warm
+        print(f"  {name:32} {len(buttons):7d} {ms(cold)} {ms(warm)}")
+    print(f"  {'all sheets together':32} {sum(map(len, sheets.values())):7d} {ms(all_cold)} {ms(all_warm)}")
+    print("  (aim: a whole sheet under 50 ms warm)")
+
+    worst, label = slowest_l5r_pool()
+    print(
+        f"\nSlowest single L5R pool, cold (every XkY up to 10k10, skilled and unskilled, TN 5..100): "
+        f"{label}: {ms(worst).strip()} (aim: under 200 ms)"
+    )
+
+    print("\nAgainst icepool (ours cold = after cache_clear; icepool cold = first call in a fresh process):")
+    print(
+        f"  {'roll':16} {'same?':9} {'ours cold':>11} {'icepool cold':>13} {'ratio':>7}"
+        f" {'ours warm':>11} {'icepool warm':>13} {'ratio':>9}"
+    )
+    for n, k, tn in ((7, 3, 20), (10, 5, 40), (10, 10, 60)):
+        l5r.cache_clear()
+        start = time.perf_counter()
+        ours = l5r.chance(n, k, tn)
+        ours_cold = time.perf_counter() - start
+        ours_warm = best_of(lambda n=n, k=k, tn=tn: l5r.chance(n, k, tn), 50)
+        try:
+            ice_cold, ice_value = icepool_cold(n, k, tn)
+            icepool_chance(n, k, tn)  # load this process before timing warm calls
+            ice_warm = best_of(lambda n=n, k=k, tn=tn: icepool_chance(n, k, tn), 5)
+        except (ImportError, subprocess.CalledProcessError) as err:
+            print(f"  {n}k{k} vs TN {tn}: icepool unavailable ({err})")
+            continue
+        same = "match" if ours == ice_value else "MISMATCH"
+        print(
+            f"  {f'{n}k{k} vs TN {tn}':16} {same:9} {ms(ours_cold)} {ms(ice_cold):>13} "
+            f"{ours_cold / ice_cold:7.3f} {ms(ours_warm)} {ms(ice_warm):>13} {ours_warm / ice_warm:9.5f}"
+        )
+        print(f"  {'':16} P = {ours} ~ {float(ours):.6f}")
+    print("\n  ratio = our time / icepool's time (below 1 means we are faster).")
+
+
+if __name__ == "__main__":
+    main()

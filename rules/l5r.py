@@ -1,0 +1,800 @@
+"""Legend of the Five Rings Roll & Keep: pools, the Ten Dice Rule, raises and exact odds.
+
+A pool ``XkY`` rolls X ten-sided dice and adds up the Y best. A die showing 10 is rolled
+again and the new face added to the same die (an "exploding" die) before anything is kept.
+Every odds figure here is an exact :class:`fractions.Fraction`: although exploding dice have
+no upper bound, only finitely many outcomes fall short of a TN, so the tail can be lumped.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
+
+from rules.dice import Roller, RulesError, check_faces
+
+SIDES = 10
+TEN_DICE = 10  # the Ten Dice Rule's cap on both rolled and kept dice
+RAISE_STEP = 5
+SECOND_ATTEMPT_PENALTY = 10
+TRAIT_MIN, TRAIT_MAX = 1, 10
+SKILL_MIN, SKILL_MAX = 0, 10
+MAX_ODDS_TARGET = 250  # 10k10 at 250 takes ~0.1 s cold; no sheet TN comes near
+MAX_POOL = 40  # far beyond any sheet; keeps a typo from asking for a huge pool
+
+
+class L5RFieldError(RulesError):
+    """A builder value is wrong; ``field`` names the form field at fault."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+# --------------------------------------------------------------------------- traits and rings
+
+TRAITS = (
+    "stamina",
+    "willpower",
+    "strength",
+    "perception",
+    "agility",
+    "intelligence",
+    "reflexes",
+    "awareness",
+)
+
+
+class Ring(enum.Enum):
+    EARTH = "earth"
+    WATER = "water"
+    FIRE = "fire"
+    AIR = "air"
+    VOID = "void"
+
+
+# Each elemental ring is made of one physical and one mental trait; Void stands alone.
+RING_TRAITS: Mapping[Ring, tuple[str, str]] = {
+    Ring.EARTH: ("stamina", "willpower"),
+    Ring.WATER: ("strength", "perception"),
+    Ring.FIRE: ("agility", "intelligence"),
+    Ring.AIR: ("reflexes", "awareness"),
+}
+
+
+def _ring(name: Ring | str) -> Ring:
+    if isinstance(name, Ring):
+        return name
+    try:
+        return Ring(str(name).strip().lower())
+    except ValueError:
+        raise RulesError(
+            f"There is no {name!r} ring; the rings are Earth, Water, Fire, Air and Void."
+        ) from None
+
+
+def ring_rank(ring: Ring | str, traits: Mapping[str, int], *, void: int | None = None) -> int:
+    """The rank of a ring: the lower of its two traits, or the Void rank for Void."""
+    ring = _ring(ring)
+    if ring is Ring.VOID:
+        if void is None:
+            raise RulesError("The Void ring has no traits; give the Void rank.")
+        return _rank("void", void, TRAIT_MIN, TRAIT_MAX)
+    first, second = RING_TRAITS[ring]
+    return min(_trait(traits, first), _trait(traits, second))
+
+
+def rings(traits: Mapping[str, int], *, void: int) -> dict[Ring, int]:
+    """All five ring ranks of a character."""
+    return {ring: ring_rank(ring, traits, void=void) for ring in Ring}
+
+
+def _rank(field: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise L5RFieldError(field, f"{field.capitalize()} must be a whole number.")
+    if not low <= value <= high:
+        raise L5RFieldError(field, f"{field.capitalize()} must be from {low} to {high}, not {value}.")
+    return value
+
+
+def _trait(traits: Mapping[str, int], name: str) -> int:
+    if name not in traits:
+        raise L5RFieldError(name, f"The character has no {name.capitalize()} rank.")
+    return _rank(name, traits[name], TRAIT_MIN, TRAIT_MAX)
+
+
+def validate_character(
+    traits: Mapping[str, int], *, void: int, skills: Mapping[str, int] | None = None
+) -> None:
+    """Check a character's traits, Void and skill ranks; raise L5RFieldError naming the bad field."""
+    for name in traits:
+        if name not in TRAITS:
+            raise L5RFieldError(name, f"{name!r} is not an L5R trait.")
+    for name in TRAITS:
+        _trait(traits, name)
+    _rank("void", void, TRAIT_MIN, TRAIT_MAX)
+    for name, rank in (skills or {}).items():
+        if skill_info(name) is None:
+            raise L5RFieldError(name, f"{name!r} is not on the skill list.")
+        _rank(name, rank, SKILL_MIN, SKILL_MAX)
+
+
+# --------------------------------------------------------------------------- skills
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    trait: str  # the usual trait, or "void"
+    attack: bool = False  # weapon skills: a failed attack gets no second attempt
+
+
+# The seed names only Kyujutsu (with Reflexes), Artisan (its example uses Agility) and
+# Athletics. The rest is a small standard list with the traits they usually pair with;
+# see docs/rules.l5r.md.
+SKILLS: tuple[Skill, ...] = (
+    Skill("Acting", "awareness"),
+    Skill("Animal Handling", "awareness"),
+    Skill("Artisan", "agility"),
+    Skill("Athletics", "strength"),
+    Skill("Battle", "perception"),
+    Skill("Calligraphy", "intelligence"),
+    Skill("Courtier", "awareness"),
+    Skill("Defense", "reflexes"),
+    Skill("Divination", "intelligence"),
+    Skill("Etiquette", "awareness"),
+    Skill("Horsemanship", "agility"),
+    Skill("Hunting", "perception"),
+    Skill("Iaijutsu", "reflexes"),
+    Skill("Investigation", "perception"),
+    Skill("Jiujutsu", "agility", attack=True),
+    Skill("Kenjutsu", "agility", attack=True),
+    Skill("Kyujutsu", "reflexes", attack=True),
+    Skill("Lore", "intelligence"),
+    Skill("Medicine", "intelligence"),
+    Skill("Meditation", "void"),
+    Skill("Sincerity", "awareness"),
+    Skill("Spellcraft", "intelligence"),
+    Skill("Stealth", "agility"),
+    Skill("Tea Ceremony", "void"),
+)
+_SKILLS_BY_NAME = {skill.name.lower(): skill for skill in SKILLS}
+
+
+def skill_info(name: str) -> Skill | None:
+    """The skill of that name (case-insensitive, ignoring an emphasis after a colon), or None."""
+    return _SKILLS_BY_NAME.get(str(name).split(":")[0].strip().lower())
+
+
+# --------------------------------------------------------------------------- difficulty
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    tn: int | None  # None: mundane, no roll at all
+    name: str
+
+
+DIFFICULTIES: tuple[Difficulty, ...] = (
+    Difficulty(None, "Mundane"),
+    Difficulty(5, "Very Easy"),
+    Difficulty(10, "Easy"),
+    Difficulty(15, "Average"),
+    Difficulty(20, "Moderate"),
+    Difficulty(25, "Difficult"),
+    Difficulty(30, "Very Hard"),
+    Difficulty(40, "Heroic"),
+    Difficulty(60, "Impossible"),
+)
+
+
+def difficulty_name(tn: int) -> str:
+    """The name of the hardest table row whose TN does not exceed ``tn`` ("Mundane" below 5)."""
+    name = "Mundane"
+    for row in DIFFICULTIES[1:]:
+        if tn >= row.tn:
+            name = row.name
+    return name
+
+
+# --------------------------------------------------------------------------- weapons
+
+
+@dataclass(frozen=True)
+class Weapon:
+    name: str
+    rolled: int
+    kept: int
+    bow_strength: int | None = None  # bows add their own strength instead of the wielder's
+
+    @property
+    def dr(self) -> str:
+        return f"{self.rolled}k{self.kept}"
+
+
+UNARMED = Weapon("Unarmed", 0, 1)
+WEAPONS: tuple[Weapon, ...] = (
+    UNARMED,
+    Weapon("Dai tsuchi", 5, 2),  # from the seed
+    Weapon("Katana", 3, 2),
+    Weapon("Wakizashi", 2, 2),
+    Weapon("Tanto", 1, 1),
+)
+BOWS: tuple[Weapon, ...] = (
+    Weapon("Yumi", 0, 0, bow_strength=3),  # from the seed
+    Weapon("Hankyu", 0, 0, bow_strength=2),
+    Weapon("Daikyu", 0, 0, bow_strength=4),
+)
+ARROWS: tuple[Weapon, ...] = (
+    Weapon("Standard arrow", 2, 2),  # from the seed
+    Weapon("Armor-piercing arrow", 1, 2),
+)
+
+
+# --------------------------------------------------------------------------- the Ten Dice Rule
+
+
+def ten_dice(rolled: int, kept: int, bonus: int = 0, *, odd_die_bonus: bool = False) -> tuple[int, int, int]:
+    """Fold a pool into at most 10k10: (rolled, kept, bonus) after the Ten Dice Rule."""
+    rolled = _count("rolled dice", rolled, 1)
+    kept = _count("kept dice", kept, 1)
+    _int("bonus", bonus)
+    extra_rolled = max(0, rolled - TEN_DICE)
+    rolled = min(rolled, TEN_DICE)
+    if kept > rolled:
+        if rolled == TEN_DICE:
+            # Both already at ten: every extra kept die is worth +2.
+            bonus += 2 * (kept - TEN_DICE)
+            kept = TEN_DICE
+        else:
+            # Reading: a die cannot be kept twice, so kept dice beyond the rolled ones do nothing.
+            kept = rolled
+    # Two extra rolled dice buy one kept die while kept is under ten.
+    while extra_rolled >= 2 and kept < TEN_DICE:
+        kept += 1
+        extra_rolled -= 2
+    if kept == TEN_DICE:
+        bonus += 2 * extra_rolled
+    elif extra_rolled and odd_die_bonus:
+        bonus += 2  # house rule: the odd leftover die is not wasted
+    return rolled, kept, bonus
+
+
+def _int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"The {name} must be a whole number, not {value!r}.")
+    return value
+
+
+def _count(name: str, value: object, low: int) -> int:
+    value = _int(name, value)
+    if value < low:
+        raise RulesError(f"A roll needs at least {low} {name}, not {value}.")
+    if value > MAX_POOL:
+        raise RulesError(f"{value} {name} is more than any roll uses (at most {MAX_POOL}).")
+    return value
+
+
+# --------------------------------------------------------------------------- reading the dice
+
+
+def die_total(chain: Sequence[int], *, explode: bool = True) -> int:
+    """The value of one die: its faces added up (a 10 is rolled again); one face only without explode."""
+    faces = check_faces(chain, sides=SIDES)
+    if not faces:
+        raise RulesError("A die needs at least one face.")
+    if not explode:
+        if len(faces) != 1:
+            raise RulesError("Dice do not explode on this roll, so each die shows exactly one face.")
+        return faces[0]
+    if any(face != SIDES for face in faces[:-1]):
+        raise RulesError("Only a 10 is rolled again; this die kept rolling after a lower face.")
+    if faces[-1] == SIDES:
+        raise RulesError("This die ends on a 10, which must be rolled again.")
+    return sum(faces)
+
+
+def keep_total(
+    die_totals: Sequence[int], kept: int, bonus: int = 0, *, choose: Iterable[int] | None = None
+) -> int:
+    """The highest ``kept`` die totals added, plus bonus; or the dice at the ``choose`` positions."""
+    totals = list(die_totals)
+    return sum(totals[i] for i in kept_positions(totals, kept, choose=choose)) + _int("bonus", bonus)
+
+
+def kept_positions(
+    die_totals: Sequence[int], kept: int, *, choose: Iterable[int] | None = None
+) -> tuple[int, ...]:
+    """Which dice are kept: the highest by default (earliest first on ties), or the chosen ones."""
+    totals = list(die_totals)
+    kept = _int("number of kept dice", kept)
+    if not 0 <= kept <= len(totals):
+        raise RulesError(f"You cannot keep {kept} of {len(totals)} dice.")
+    if choose is None:
+        order = sorted(range(len(totals)), key=lambda i: (-totals[i], i))
+        return tuple(sorted(order[:kept]))
+    picked = tuple(sorted(set(choose)))
+    if len(picked) != kept or len(picked) != len(list(choose)):
+        raise RulesError(f"Choose exactly {kept} different dice to keep.")
+    for i in picked:
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(totals):
+            raise RulesError(f"There is no die number {i!r} in this roll.")
+    return picked
+
+
+# --------------------------------------------------------------------------- pools
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A roll as written on the sheet, before the Ten Dice Rule."""
+
+    rolled: int
+    kept: int
+    bonus: int = 0
+    explode: bool = True
+    raises_allowed: bool = True  # unskilled rolls may not raise
+    attack: bool = False  # a failed attack gets no second attempt
+    label: str = ""
+
+    def __post_init__(self):
+        _count("rolled dice", self.rolled, 0)
+        _count("kept dice", self.kept, 1)
+        _int("bonus", self.bonus)
+
+    @property
+    def notation(self) -> str:
+        text = f"{'' if self.explode else 'u'}{self.rolled}k{self.kept}"
+        if self.bonus:
+            text += f"{self.bonus:+d}"
+        return text
+
+    def effective(self, *, odd_die_bonus: bool = False) -> tuple[int, int, int]:
+        return ten_dice(self.rolled, self.kept, self.bonus, odd_die_bonus=odd_die_bonus)
+
+    def chance(self, tn: int, *, odd_die_bonus: bool = False) -> Fraction:
+        return chance(
+            self.rolled, self.kept, tn, explode=self.explode, bonus=self.bonus, odd_die_bonus=odd_die_bonus
+        )
+
+    def with_bonus(self, extra: int) -> Pool:
+        return Pool(
+            self.rolled,
+            self.kept,
+            self.bonus + _int("bonus", extra),
+            self.explode,
+            self.raises_allowed,
+            self.attack,
+            self.label,
+        )
+
+
+def skill_pool(trait: int, skill: int, *, bonus: int = 0, attack: bool = False, label: str = "") -> Pool:
+    """Trait + Skill rolled, Trait kept; with no ranks it is an unskilled roll (no explosions, no raises)."""
+    trait = _rank("trait", trait, TRAIT_MIN, TRAIT_MAX)
+    skill = _rank("skill", skill, SKILL_MIN, SKILL_MAX)
+    skilled = skill > 0
+    return Pool(
+        trait + skill, trait, bonus, explode=skilled, raises_allowed=skilled, attack=attack, label=label
+    )
+
+
+def trait_pool(trait: int, *, bonus: int = 0, label: str = "") -> Pool:
+    """A trait roll: roll and keep the trait."""
+    trait = _rank("trait", trait, TRAIT_MIN, TRAIT_MAX)
+    return Pool(trait, trait, bonus, label=label)
+
+
+def ring_pool(ring: int, *, bonus: int = 0, label: str = "") -> Pool:
+    """A ring roll: roll and keep the ring."""
+    ring = _rank("ring", ring, TRAIT_MIN, TRAIT_MAX)
+    return Pool(ring, ring, bonus, label=label)
+
+
+def damage_pool(weapon: Weapon, strength: int, *, bonus: int = 0, label: str = "") -> Pool:
+    """Melee damage: the weapon's DR with Strength added to the rolled dice (unarmed is 0k1)."""
+    strength = _rank("strength", strength, TRAIT_MIN, TRAIT_MAX)
+    if weapon.bow_strength is not None:
+        raise RulesError(f"{weapon.name} is a bow: its damage uses the arrow and the bow's own strength.")
+    return Pool(weapon.rolled + strength, weapon.kept, bonus, label=label or weapon.name)
+
+
+def bow_damage_pool(bow: Weapon, arrow: Weapon, *, bonus: int = 0, label: str = "") -> Pool:
+    """Bow damage: the arrow's DR with the bow's own strength added to the rolled dice."""
+    if bow.bow_strength is None:
+        raise RulesError(f"{bow.name} is not a bow.")
+    return Pool(
+        arrow.rolled + bow.bow_strength, arrow.kept, bonus, label=label or f"{bow.name}, {arrow.name}"
+    )
+
+
+def spell_pool(school_rank: int, ring: int, *, bonus: int = 0, label: str = "") -> Pool:
+    """Spell casting: school rank + ring rolled, ring kept."""
+    school_rank = _rank("school rank", school_rank, 1, 10)
+    ring = _rank("ring", ring, TRAIT_MIN, TRAIT_MAX)
+    return Pool(school_rank + ring, ring, bonus, label=label)
+
+
+# --------------------------------------------------------------------------- raises and TNs
+
+
+@dataclass(frozen=True)
+class RaisePlan:
+    tn: int  # the TN the roll must now reach
+    effects: int  # how many raises' worth of benefit a success brings
+    raises: int
+    free_raises: int
+    free_raises_on_tn: int
+
+
+def plan_raises(
+    tn: int,
+    *,
+    raises: int = 0,
+    void: int,
+    free_raises: int = 0,
+    free_raises_on_tn: int = 0,
+    unskilled: bool = False,
+) -> RaisePlan:
+    """The TN after raises (+5 each, at most Void) and free raises (spent as effects or -5 TN each)."""
+    tn = _int("TN", tn)
+    raises = _int("number of raises", raises)
+    free_raises = _int("number of free raises", free_raises)
+    free_raises_on_tn = _int("number of free raises spent on the TN", free_raises_on_tn)
+    void = _rank("void", void, TRAIT_MIN, TRAIT_MAX)
+    if min(raises, free_raises, free_raises_on_tn) < 0:
+        raise RulesError("Raises cannot be negative.")
+    if unskilled and (raises or free_raises):
+        raise RulesError("An unskilled roll cannot use raises or free raises.")
+    if raises > void:
+        raise RulesError(f"With Void {void} you can call at most {void} raises, not {raises}.")
+    if free_raises_on_tn > free_raises:
+        raise RulesError(f"You have only {free_raises} free raises to spend on the TN.")
+    new_tn = max(0, tn + RAISE_STEP * raises - RAISE_STEP * free_raises_on_tn)
+    return RaisePlan(new_tn, raises + free_raises - free_raises_on_tn, raises, free_raises, free_raises_on_tn)
+
+
+def second_attempt_tn(tn: int, *, attack: bool = False) -> int:
+    """The TN of a second try at a failed skill roll: +10; attacks never get one."""
+    if attack:
+        raise RulesError("A missed attack cannot be tried again at +10 TN.")
+    return _int("TN", tn) + SECOND_ATTEMPT_PENALTY
+
+
+def second_attempt_needs_new_situation(trait: str) -> bool:
+    """True for Intelligence and Perception rolls, which usually need new information to try again."""
+    return str(trait).lower() in ("intelligence", "perception")
+
+
+# ------------------------------------------------------------------ contests, cooperation, cumulative
+
+
+def contested(
+    total_a: int, total_b: int, *, raises_a: int = 0, raises_b: int = 0, tie_allowed: bool = False
+) -> str:
+    """Who wins a two-sided contest: "a", "b", "reroll" on a tie (or "tie" where a tie can stand).
+
+    The higher total wins, unless it declared raises and did not beat the other by 5 per raise:
+    then it failed, and the other side prevails.
+    """
+    total_a, total_b = _int("total", total_a), _int("total", total_b)
+    if total_a == total_b:
+        return "tie" if tie_allowed else "reroll"
+    if total_a > total_b:
+        return "a" if total_a - total_b >= RAISE_STEP * raises_a else "b"
+    return "b" if total_b - total_a >= RAISE_STEP * raises_b else "a"
+
+
+def contest_winner(totals: Sequence[int]) -> int | None:
+    """Index of the single highest total among several contestants, or None when the top is tied (re-roll)."""
+    totals = [_int("total", t) for t in totals]
+    if not totals:
+        raise RulesError("A contest needs at least one roll.")
+    best = max(totals)
+    return totals.index(best) if totals.count(best) == 1 else None
+
+
+def group_effort_bonus(helper_ranks: Iterable[int]) -> int:
+    """First kind of cooperative roll: the one roller adds the skill ranks of everyone helping."""
+    return sum(_rank("skill", r, SKILL_MIN, SKILL_MAX) for r in helper_ranks)
+
+
+def roped_team_bonuses(ranks: Sequence[int]) -> tuple[int, ...]:
+    """Second kind: everyone rolls; all but the best-ranked member add the best rank (one leader on ties)."""
+    ranks = [_rank("skill", r, SKILL_MIN, SKILL_MAX) for r in ranks]
+    if not ranks:
+        return ()
+    best = max(ranks)
+    leader = ranks.index(best)
+    return tuple(0 if i == leader else best for i in range(len(ranks)))
+
+
+@dataclass(frozen=True)
+class CumulativeProgress:
+    remaining: int  # TN still to go, never below 0
+    counted: tuple[bool, ...]  # which rolls counted against the total
+    done: bool
+
+
+def cumulative(tn: int, totals: Iterable[int], *, minimum: int = 0) -> CumulativeProgress:
+    """A cumulative roll: each total reaching ``minimum`` is taken off the TN until nothing is left."""
+    remaining = _int("TN", tn)
+    counted = []
+    for total in totals:
+        total = _int("total", total)
+        counts = remaining > 0 and total >= minimum
+        counted.append(counts)
+        if counts:
+            remaining = max(0, remaining - total)
+    return CumulativeProgress(remaining, tuple(counted), remaining <= 0)
+
+
+# --------------------------------------------------------------------------- rolling
+
+
+@dataclass(frozen=True)
+class RollResult:
+    """One L5R roll, with every face so the log can be replayed through :func:`resolve`."""
+
+    chains: tuple[tuple[int, ...], ...]
+    die_totals: tuple[int, ...]
+    kept: tuple[int, ...]  # positions of the kept dice
+    bonus: int
+    total: int
+    tn: int | None
+    success: bool | None
+    explode: bool
+    notation: str  # the pool actually rolled, after the Ten Dice Rule
+
+
+def resolve(
+    chains: Sequence[Sequence[int]],
+    kept: int,
+    *,
+    explode: bool = True,
+    bonus: int = 0,
+    tn: int | None = None,
+    choose: Iterable[int] | None = None,
+) -> RollResult:
+    """Read a rolled pool (already folded by the Ten Dice Rule): totals, kept dice, total, success."""
+    chains = tuple(tuple(c) for c in chains)
+    totals = tuple(die_total(c, explode=explode) for c in chains)
+    if kept > len(totals):
+        raise RulesError(f"You cannot keep {kept} of {len(totals)} dice.")
+    positions = kept_positions(totals, kept, choose=choose)
+    total = sum(totals[i] for i in positions) + _int("bonus", bonus)
+    success = None if tn is None else total >= _int("TN", tn)
+    notation = f"{'' if explode else 'u'}{len(totals)}k{kept}" + (f"{bonus:+d}" if bonus else "")
+    return RollResult(chains, totals, positions, bonus, total, tn, success, explode, notation)
+
+
+def roll(
+    roller: Roller,
+    rolled: int,
+    kept: int,
+    *,
+    explode: bool = True,
+    bonus: int = 0,
+    tn: int | None = None,
+    odd_die_bonus: bool = False,
+) -> RollResult:
+    """Roll XkY on the server: Ten Dice Rule, exploding tens, keep the highest."""
+    rolled, kept, bonus = ten_dice(rolled, kept, bonus, odd_die_bonus=odd_die_bonus)
+    chains = [roller.chain(SIDES, explode_on=SIDES if explode else None) for _ in range(rolled)]
+    return resolve(chains, kept, explode=explode, bonus=bonus, tn=tn)
+
+
+def roll_pool(
+    roller: Roller, pool: Pool, *, tn: int | None = None, odd_die_bonus: bool = False
+) -> RollResult:
+    """Roll a sheet pool (see :func:`roll`)."""
+    return roll(
+        roller,
+        pool.rolled,
+        pool.kept,
+        explode=pool.explode,
+        bonus=pool.bonus,
+        tn=tn,
+        odd_die_bonus=odd_die_bonus,
+    )
+
+
+def rekeep(result: RollResult, choose: Iterable[int]) -> RollResult:
+    """The same dice with the player's own choice of kept dice."""
+    return resolve(
+        result.chains,
+        len(result.kept),
+        explode=result.explode,
+        bonus=result.bonus,
+        tn=result.tn,
+        choose=choose,
+    )
+
+
+# --------------------------------------------------------------------------- exact odds
+
+
+@lru_cache(maxsize=512)
+def _die_weights(cap: int, explode: bool) -> tuple[tuple[tuple[int, int], ...], int]:
+    """One die's value, capped at ``cap`` (the top value lumps everything >= cap), as integer weights.
+
+    Returns ((value, weight), ...) from the highest value down, and the scale: weights add up
+    to 10**scale. An exploding die shows 10m + r (r in 1..9) with chance 10**-(m+1); no
+    multiple of 10 can be its final value.
+    """
+    if not explode:
+        scale = 1
+        rows = [(v, 1) for v in range(min(cap - 1, SIDES), 0, -1)]
+        if cap <= SIDES:
+            rows.insert(0, (cap, SIDES + 1 - cap))
+        return tuple(rows), scale
+    m, r = divmod(cap - 1, SIDES)
+    r += 1  # cap == 10m + r with r in 1..10
+    scale = m + 1
+    rows = [(cap, (SIDES + 1 - r))]  # P(die >= cap) = (11 - r) / 10**(m+1)
+    for v in range(cap - 1, 0, -1):
+        if v % SIDES:
+            rows.append((v, 10 ** (scale - (v // SIDES + 1))))
+    return tuple(rows), scale
+
+
+def _kept_sum_counts(n: int, k: int, cap: int, explode: bool, tail_only: bool) -> tuple[tuple[int, ...], int]:
+    """How the sum of the best k of n dice falls, each die and the sum capped at ``cap``.
+
+    Returns (counts, scale): counts[s] / 10**(scale*n) is P(sum == s) for s < cap and
+    counts[cap] / 10**(scale*n) is P(sum >= cap). With ``tail_only`` only counts[cap] is right
+    (paths that can no longer reach the cap are dropped, certain ones are settled early).
+
+    Dynamic programme over order statistics: walk the die values from the highest down,
+    deciding how many of the n dice show each value; the first k placed are the kept ones.
+    Once k dice are placed the sum is fixed and the rest only need to be lower.
+    """
+    rows, scale = _die_weights(cap, explode)
+    out = [0] * (cap + 1)
+    if k == 0:
+        out[0] = 10 ** (scale * n)
+        return tuple(out), scale
+    layers: list[dict[int, int]] = [{} for _ in range(k)]
+    layers[0][0] = 1
+    at_most = 10**scale  # weight of the values not yet passed (<= current value)
+    binoms = [[comb(r, c) for c in range(r + 1)] for r in range(n + 1)]
+    for v, w in rows:
+        below = at_most - w
+        if w == 0:
+            at_most = below
+            continue
+        pow_below = [below**e for e in range(n + 1)]
+        wpow = [w**c for c in range(n + 1)]
+        new_layers: list[dict[int, int]] = [{} for _ in range(k)]
+        for j in range(k):
+            layer = layers[j]
+            if not layer:
+                continue
+            r = n - j
+            need = k - j
+            bj = binoms[r]
+            steps = [bj[c] * wpow[c] for c in range(r + 1)]
+            if tail_only:
+                pow_at_most = at_most**r
+            for s, cnt in layer.items():
+                if tail_only:
+                    if s + need * v < cap:
+                        continue  # even all remaining kept dice at this value fall short
+                    if s + need >= cap:
+                        out[cap] += cnt * pow_at_most  # every die shows at least 1: already there
+                        continue
+                carry = new_layers[j]
+                carry[s] = carry.get(s, 0) + cnt
+                for c in range(1, r + 1):
+                    j2 = j + c
+                    s2 = s + (c if c < need else need) * v
+                    if s2 >= cap:
+                        out[cap] += cnt * steps[c] * pow_below[n - j2]
+                    elif j2 >= k:
+                        if not tail_only:
+                            out[s2] += cnt * steps[c] * pow_below[n - j2]
+                    else:
+                        nl = new_layers[j2]
+                        nl[s2] = nl.get(s2, 0) + cnt * steps[c]
+        layers = new_layers
+        at_most = below
+    return tuple(out), scale
+
+
+def _check_target(tn: object, bonus: int) -> int:
+    """TN less bonus, refused past MAX_ODDS_TARGET (the work grows with the cube of it)."""
+    target = _int("TN", tn) - bonus
+    if target > MAX_ODDS_TARGET:
+        raise RulesError(f"Odds are worked out only up to TN {MAX_ODDS_TARGET} (after bonuses), not {tn}.")
+    return target
+
+
+def chance(
+    rolled: int,
+    kept: int,
+    tn: int,
+    *,
+    explode: bool = True,
+    bonus: int = 0,
+    odd_die_bonus: bool = False,
+) -> Fraction:
+    """Exact P(total >= tn) for XkY (+bonus) after the Ten Dice Rule, exploding tens unless told not to."""
+    n, k, bonus = ten_dice(rolled, kept, bonus, odd_die_bonus=odd_die_bonus)
+    return _chance(n, k, _check_target(tn, bonus), bool(explode))
+
+
+@lru_cache(maxsize=4096)
+def _chance(n: int, k: int, target: int, explode: bool) -> Fraction:
+    if target <= k:
+        return Fraction(1)  # every die shows at least 1
+    if not explode and target > SIDES * k:
+        return Fraction(0)
+    counts, scale = _kept_sum_counts(n, k, target, explode, True)
+    return Fraction(counts[target], 10 ** (scale * n))
+
+
+def total_curve(
+    rolled: int,
+    kept: int,
+    *,
+    explode: bool = True,
+    bonus: int = 0,
+    odd_die_bonus: bool = False,
+    low: int | None = None,
+    high: int | None = None,
+) -> dict[int, Fraction]:
+    """Exact P(total >= t) for each t from ``low`` to ``high`` (default: lowest total to 10 per kept die)."""
+    n, k, bonus = ten_dice(rolled, kept, bonus, odd_die_bonus=odd_die_bonus)
+    low = k + bonus if low is None else _int("low end", low)
+    high = SIDES * k + bonus if high is None else _int("high end", high)
+    if high < low:
+        raise RulesError("The curve's high end is below its low end.")
+    if high - low > 1000:
+        raise RulesError("That curve is too wide to draw.")
+    _check_target(high, bonus)
+    return dict(_curve(n, k, bonus, low, high, bool(explode)))
+
+
+@lru_cache(maxsize=512)
+def _curve(
+    n: int, k: int, bonus: int, low: int, high: int, explode: bool
+) -> tuple[tuple[int, Fraction], ...]:
+    cap = max(high - bonus, 1)
+    counts, scale = _kept_sum_counts(n, k, cap, explode, False)
+    denominator = 10 ** (scale * n)
+    at_least = [0] * (cap + 2)
+    for s in range(cap, -1, -1):
+        at_least[s] = at_least[s + 1] + counts[s]
+    curve = []
+    for t in range(low, high + 1):
+        target = t - bonus
+        p = Fraction(1) if target <= 0 else Fraction(at_least[target], denominator)
+        curve.append((t, p))
+    return tuple(curve)
+
+
+def distribution(
+    rolled: int,
+    kept: int,
+    *,
+    explode: bool = True,
+    bonus: int = 0,
+    odd_die_bonus: bool = False,
+    high: int | None = None,
+) -> dict[int, Fraction]:
+    """Exact P(total == t) up to ``high``; the entry at ``high`` is P(total >= high)."""
+    curve = total_curve(rolled, kept, explode=explode, bonus=bonus, odd_die_bonus=odd_die_bonus, high=high)
+    ts = sorted(curve)
+    out = {t: curve[t] - curve[t + 1] for t in ts[:-1]}
+    out[ts[-1]] = curve[ts[-1]]
+    return out
+
+
+def cache_clear() -> None:
+    """Forget every cached odds figure (for cold-start benchmarks)."""
+    for fn in (_die_weights, _chance, _curve):
+        fn.cache_clear()
