@@ -5,4 +5,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("campaigns.accounts")),
     path("", include("campaigns.urls")),
+    path("", include("sheets.urls")),
 ]

@@ -1096,6 +1096,7 @@ class Build:
 
 def validate_character(*, tier: str | None, body: int, mind: int, spirit: int,
                        traits: Iterable[str] = (), powers: Iterable[str] = (),
+                       custom_traits: Iterable[str] = (),
                        allow_out_of_tier: bool = False) -> Build:
     """Check a build against its tier: exact points, trait and power counts, 1-20 scores.
 
@@ -1125,6 +1126,14 @@ def validate_character(*, tier: str | None, body: int, mind: int, spirit: int,
         if trait.name in names:
             raise BuildError(f"{trait.name} is listed twice.", field="traits")
         names.append(trait.name)
+    # A GM may approve traits of the table's own; they count toward the tier like listed ones.
+    for raw in custom_traits:
+        if not isinstance(raw, str) or not raw.strip():
+            raise BuildError("Every custom trait needs a name.", field="traits")
+        clean = " ".join(raw.replace("(Adv.)", "").split())
+        if clean.lower() in (n.lower() for n in names):
+            raise BuildError(f"{clean} is listed twice.", field="traits")
+        names.append(clean)
 
     if isinstance(powers, str):
         raise BuildError("Powers must be a list of names.", field="powers")

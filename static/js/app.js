@@ -29,5 +29,36 @@
     showMessage("Could not reach the server. Check your connection and try again.", "warning");
   });
 
+  // In-place editing: Escape puts the value back as it was, leaving the field (blur) saves it.
+  function cancelEdit(form) {
+    form.dataset.cancelled = "1";
+    htmx.ajax("GET", form.dataset.cancelUrl, { target: form, swap: "outerHTML" });
+  }
+  document.addEventListener("keydown", function (event) {
+    var form = event.target.closest && event.target.closest("form[data-inline-edit]");
+    if (form && event.key === "Escape") {
+      event.preventDefault();
+      cancelEdit(form);
+    }
+  });
+  document.addEventListener("focusout", function (event) {
+    var form = event.target.closest && event.target.closest("form[data-inline-edit]");
+    if (!form || form.dataset.cancelled || form.dataset.submitting) { return; }
+    if (event.relatedTarget && form.contains(event.relatedTarget)) { return; }
+    form.dataset.submitting = "1";
+    htmx.trigger(form, "submit");
+  });
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest("form[data-inline-edit]");
+    if (form && event.target.tagName === "SELECT" && !form.dataset.submitting) {
+      form.dataset.submitting = "1";
+      htmx.trigger(form, "submit");
+    }
+  });
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.matches && form.matches("form[data-inline-edit]")) { form.dataset.submitting = "1"; }
+  }, true);
+
   window.tabletop = { showMessage: showMessage };
 })();

@@ -43,9 +43,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  Player:  {username} / {DEMO_PASSWORD}")
 
     def load_characters(self, campaign, *, players) -> None:
-        """Hook for the sheets app: demo characters per system are added there."""
-        try:
-            from sheets.demo import load_demo_characters
-        except ImportError:
-            return
-        load_demo_characters(campaign, players=players)
+        from sheets.demo import load_demo_characters
+        from sheets.systems import SYSTEMS
+
+        if campaign.system in SYSTEMS:
+            load_demo_characters(campaign, players=players)

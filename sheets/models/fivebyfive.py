@@ -1,0 +1,62 @@
+from django.db import models
+from django.db.models import Q
+
+from rules import fivebyfive as rules
+
+RANK_CHOICES = [(value, str(value)) for value in rules.RANKS]
+
+
+class FiveByFiveSheet(models.Model):
+    character = models.OneToOneField("sheets.Character", on_delete=models.CASCADE, related_name="fivebyfive")
+    # HP is ranked among the descriptors; its rank sets the maximum (rank + 10).
+    hp_rank = models.SmallIntegerField(choices=RANK_CHOICES, default=2)
+    hp = models.SmallIntegerField(default=12)
+    doubles_token = models.BooleanField(default=False)
+    xp = models.PositiveIntegerField(default=0)
+    weapon = models.CharField(max_length=60, blank=True)
+    weapon_db = models.SmallIntegerField(default=0)
+    armor = models.CharField(max_length=60, blank=True)
+    armor_av = models.SmallIntegerField(default=0)
+    shield = models.BooleanField(default=False)
+    offhand_dagger = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(hp_rank__in=rules.RANKS), name="fbf_hp_rank_on_ladder"),
+            models.CheckConstraint(condition=Q(armor_av__lte=0, armor_av__gte=-6), name="fbf_armor_av_range"),
+            models.CheckConstraint(
+                condition=Q(weapon_db__gte=0, weapon_db__lte=10), name="fbf_weapon_db_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Five by Five sheet of {self.character}"
+
+
+class FiveByFiveDescriptor(models.Model):
+    class Aspect(models.TextChoices):
+        NONE = "", "None"
+        INFERIOR = "inferior", "Inferior"
+        AVERAGE = "average", "Average"
+        SUPERIOR = "superior", "Superior"
+
+    character = models.ForeignKey("sheets.Character", on_delete=models.CASCADE, related_name="descriptors")
+    name = models.CharField(max_length=60)
+    value = models.SmallIntegerField(choices=RANK_CHOICES)
+    # Importance order from the builder's ranking: 0 is the most important.
+    position = models.PositiveSmallIntegerField(default=0)
+    exclusive_action = models.CharField(max_length=60, blank=True)
+    advanced = models.BooleanField(default=False)
+    aspect = models.CharField(max_length=8, choices=Aspect.choices, blank=True)
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(value__in=rules.RANKS), name="fbf_descriptor_on_ladder"),
+            models.UniqueConstraint(fields=["character"], condition=Q(value=16), name="fbf_one_sixteen"),
+            models.UniqueConstraint(fields=["character"], condition=Q(value=-5), name="fbf_one_poor"),
+            models.UniqueConstraint(fields=["character", "name"], name="fbf_descriptor_names_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.value}"

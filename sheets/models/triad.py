@@ -1,0 +1,63 @@
+from django.db import models
+from django.db.models import F, Q
+
+from rules import triad as rules
+
+ARMOR_CHOICES = [("", "None")] + [(key, tier.name) for key, tier in rules.ARMOR.items() if tier.points]
+WEAPON_CHOICES = [(key, tier.name) for key, tier in rules.WEAPONS.items()]
+
+
+class TriadSheet(models.Model):
+    character = models.OneToOneField("sheets.Character", on_delete=models.CASCADE, related_name="triad")
+    # Blank when the GM allowed a character whose totals match no tier.
+    tier = models.CharField(max_length=32, blank=True, choices=[(k, t.name) for k, t in rules.TIERS.items()])
+    body_max = models.PositiveSmallIntegerField()
+    mind_max = models.PositiveSmallIntegerField()
+    spirit_max = models.PositiveSmallIntegerField()
+    body = models.PositiveSmallIntegerField()
+    mind = models.PositiveSmallIntegerField()
+    spirit = models.PositiveSmallIntegerField()
+    armor = models.CharField(max_length=16, blank=True, choices=ARMOR_CHOICES)
+    weapon = models.CharField(max_length=16, default="light", choices=WEAPON_CHOICES)
+    stunned = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(body_max__gte=1, body_max__lte=20, mind_max__gte=1, mind_max__lte=20)
+                & Q(spirit_max__gte=1, spirit_max__lte=20),
+                name="triad_max_1_to_20",
+            ),
+            models.CheckConstraint(
+                condition=Q(body__lte=F("body_max"), mind__lte=F("mind_max"), spirit__lte=F("spirit_max")),
+                name="triad_current_at_most_max",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Triad sheet of {self.character}"
+
+
+class TriadTrait(models.Model):
+    class Kind(models.TextChoices):
+        TRAIT = "trait", "Trait"
+        POWER = "power", "Power"
+
+    character = models.ForeignKey("sheets.Character", on_delete=models.CASCADE, related_name="triad_traits")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.TRAIT)
+    name = models.CharField(max_length=60)
+    description = models.CharField(max_length=300, blank=True)
+    # (Adv.) traits grant advantage on related tasks and turn a mixed result into a success.
+    adv = models.BooleanField(default=False)
+    # The ability it usually helps; blank for powers and custom traits that help anything.
+    ability = models.CharField(max_length=8, blank=True)
+    custom = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["kind", "name", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["character", "kind", "name"], name="triad_trait_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}{' (Adv.)' if self.adv else ''}"

@@ -1,0 +1,34 @@
+"""Read characters for a user: members of the campaign see, the owner and the GM edit."""
+
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+
+from campaigns.selectors import campaigns_visible_to
+
+from .models import Character
+
+
+def character_for_viewer(user, character_id: int) -> Character:
+    """The character if the user sits at its campaign's table; 404 otherwise, so nothing leaks."""
+    return get_object_or_404(
+        Character.objects.select_related("campaign", "campaign__gm", "owner").filter(
+            campaign__in=campaigns_visible_to(user)
+        ),
+        pk=character_id,
+    )
+
+
+def character_for_editor(user, character_id: int) -> Character:
+    """The character if the user owns it or runs its campaign; 404 to outsiders, 403 to other players."""
+    character = character_for_viewer(user, character_id)
+    if not character.can_edit(user):
+        raise PermissionDenied("Only the character's player and the GM can change this sheet.")
+    return character
+
+
+def characters_of(campaign, user):
+    """A campaign's characters for its page: PCs first, NPCs only for the GM."""
+    characters = campaign.characters.select_related("owner")
+    if not campaign.is_gm(user):
+        characters = characters.filter(is_npc=False)
+    return characters

@@ -1,0 +1,90 @@
+"""Everything that changes a character: create, edit in place, roll, import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from campaigns.services import feed_entry_create
+from rules.dice import Roller
+
+from .models import Character
+from .systems import system_for
+from .systems.base import RollOutcome
+
+
+@transaction.atomic
+def character_create(
+    *, campaign, owner, name: str, cleaned_data: dict[str, Any], is_npc: bool = False, notes: str = ""
+) -> Character:
+    """Save a character from a valid builder form: the base row and the system's rows, or nothing."""
+    character = Character(campaign=campaign, owner=owner, name=name, is_npc=is_npc, notes=notes)
+    character.full_clean()
+    character.save()
+    system_for(campaign).create(character=character, cleaned_data=cleaned_data)
+    return character
+
+
+@transaction.atomic
+def character_edit(*, character: Character, path: str, raw: str, version: int) -> Character:
+    """Save one in-place edit if the editor saw the current version.
+
+    Raises StaleVersion when the sheet moved on (another tab, or the GM), and ValidationError for a
+    bad value; either way nothing is saved.
+    """
+    character.claim_version(version)
+    if path == "name" or path == "notes":
+        from .systems.base import parse_text
+
+        limit = Character._meta.get_field(path).max_length
+        setattr(
+            character, path, parse_text(raw, label=path.title(), max_length=limit, required=path == "name")
+        )
+        character.save(update_fields=[path])
+    else:
+        system_for(character.campaign).apply_edit(character, path, raw)
+    return character
+
+
+@transaction.atomic
+def character_roll(
+    *,
+    character: Character,
+    key: str,
+    options: dict[str, Any],
+    roller: Roller,
+    author,
+    visibility: str,
+    idempotency_key: str | None = None,
+):
+    """Roll ``key`` on the sheet, save what it changed and the feed entry together.
+
+    A repeated idempotency key returns the first roll's entry and rolls nothing. Returns
+    (entry, outcome) where outcome is None for a repeat.
+    """
+    from campaigns.models import FeedEntry
+
+    if idempotency_key:
+        existing = FeedEntry.objects.filter(
+            campaign=character.campaign, author=author, idempotency_key=idempotency_key
+        ).first()
+        if existing is not None:
+            return existing, None
+    # Rolls may change the sheet (a token, a spent point): lock the row and move its version on.
+    current = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
+    character.claim_version(current)
+    outcome: RollOutcome = system_for(character.campaign).roll(character, key, options, roller)
+    entry, _ = feed_entry_create(
+        campaign=character.campaign,
+        author=author,
+        character=character,
+        label=f"{character.name}: {outcome.label}",
+        request=outcome.request,
+        result=outcome.result(),
+        summary=outcome.summary,
+        chance=outcome.chance,
+        visibility=visibility,
+        idempotency_key=idempotency_key,
+    )
+    return entry, outcome

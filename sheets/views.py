@@ -1,0 +1,302 @@
+"""Thin views over the sheet: parse, call a service or the system, render a page or a partial."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.utils.text import slugify
+from django.views.decorators.http import require_http_methods, require_POST
+
+from campaigns.models import Visibility
+from campaigns.selectors import campaign_for_member
+from rules.dice import Roller, RulesError, system_random
+
+from . import selectors, services
+from .models import Character, StaleVersion
+from .systems import system_for
+from .systems.base import EXPORT_FORMAT, EXPORT_VERSION
+
+PARTS = "sheets/_parts.html"
+MAX_IMPORT_BYTES = 64 * 1024
+
+
+def _options(system, character, data):
+    """The options form and its cleaned values (None when invalid); defaults when ``data`` has none."""
+    form = system.options_form(character=character)
+    if data is None or not any(name in data for name in form.fields):
+        return form, {name: field.initial for name, field in form.fields.items()}
+    form = system.options_form(character=character, data=data)
+    return form, (form.cleaned_data if form.is_valid() else None)
+
+
+def _sheet_context(request, character, *, options_data=None):
+    system = system_for(character.campaign)
+    form, options = _options(system, character, options_data)
+    return {
+        "character": character,
+        "campaign": character.campaign,
+        "system": system,
+        "can_edit": character.can_edit(request.user),
+        "is_gm": character.campaign.is_gm(request.user),
+        "options_form": form,
+        "buttons": system.buttons(character, options) if options is not None else [],
+        "visibility_choices": Visibility.choices,
+        "roll_key": uuid.uuid4().hex,
+        "name_field": _base_field(character, "name"),
+        "notes_field": _base_field(character, "notes"),
+        **system.context(character),
+    }
+
+
+def _base_field(character, path):
+    from .systems.base import EditableField
+
+    if path == "name":
+        return EditableField("name", "Name", character.name, input_type="text", max_length=80)
+    if path == "notes":
+        return EditableField("notes", "Notes", character.notes, input_type="text", max_length=4000)
+    return None
+
+
+def _field(character, path):
+    try:
+        return _base_field(character, path) or system_for(character.campaign).field(character, path)
+    except KeyError:
+        raise Http404("No such value on this sheet.") from None
+
+
+def character_new(request, campaign_id: int):
+    campaign = campaign_for_member(request.user, campaign_id)
+    system = system_for(campaign)
+    is_gm = campaign.is_gm(request.user)
+    data = request.POST if request.method == "POST" else None
+    sample = request.POST.get("sample") if data is not None else None
+    if sample:
+        samples = getattr(system, "sample_form_data", None)
+        try:
+            data = samples(sample) if samples else None
+        except KeyError:
+            data = None
+        if data is None:
+            raise Http404("No such sample character.")
+    form = system.builder_form(campaign=campaign, data=data, trusted=bool(sample))
+    if data is not None and form.is_valid():
+        character = services.character_create(
+            campaign=campaign,
+            owner=request.user,
+            name=form.cleaned_data["name"],
+            notes=form.cleaned_data.get("notes", ""),
+            cleaned_data=form.cleaned_data,
+            is_npc=is_gm and request.POST.get("is_npc") == "on",
+        )
+        messages.success(request, f"{character.name} is ready to play.")
+        return redirect(character)
+    if sample and form.errors:
+        messages.error(
+            request,
+            "That sample character could not be built: "
+            + "; ".join(str(e) for errors in form.errors.values() for e in errors),
+        )
+    return TemplateResponse(
+        request,
+        system.builder_template,
+        {
+            "campaign": campaign,
+            "system": system,
+            "form": form,
+            "is_gm": is_gm,
+            "samples": getattr(system, "samples", None),
+        },
+    )
+
+
+def sheet(request, character_id: int):
+    character = selectors.character_for_viewer(request.user, character_id)
+    return TemplateResponse(
+        request, system_for(character.campaign).template, _sheet_context(request, character)
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def sheet_field(request, character_id: int, path: str):
+    if request.method == "GET":
+        character = selectors.character_for_viewer(request.user, character_id)
+        field = _field(character, path)
+        editing = request.GET.get("edit") == "1" and character.can_edit(request.user)
+        return TemplateResponse(
+            request,
+            f"{PARTS}#{'field-edit' if editing else 'field'}",
+            {
+                "character": character,
+                "field": field,
+                "can_edit": character.can_edit(request.user),
+            },
+        )
+    character = selectors.character_for_editor(request.user, character_id)
+    _field(character, path)  # 404 before anything else for a path that does not exist
+    raw = request.POST.get("value", "")
+    if path in ("name", "notes") or _field(character, path).input_type != "checkbox":
+        raw = raw[:5000]
+    else:
+        raw = "on" if raw == "on" else ""
+    try:
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        version = -1
+    status, error = 200, ""
+    try:
+        services.character_edit(character=character, path=path, raw=raw, version=version)
+    except StaleVersion as stale:
+        character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+        current = _field(character, path)
+        status = 409
+        error = (
+            f"Someone changed this sheet since you opened it; {current.label} is now "
+            f"{current.display}. Your text is kept: save again to replace it, or press Escape."
+        )
+        character.version = stale.current_version
+    except ValidationError as invalid:
+        status, error = 422, " ".join(invalid.messages)
+        character.refresh_from_db(fields=["version", "name", "notes"])
+    except RulesError as invalid:
+        status, error = 422, str(invalid)
+        character.refresh_from_db(fields=["version", "name", "notes"])
+    if status != 200:
+        return TemplateResponse(
+            request,
+            f"{PARTS}#field-edit",
+            {
+                "character": character,
+                "field": _field(character, path),
+                "can_edit": True,
+                "error": error,
+                "typed": raw,
+                "oob_version": True,
+            },
+            status=status,
+        )
+    character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+    context = _sheet_context(request, character, options_data=request.POST)
+    context.update(field=_field(character, path), oob_version=True, oob_buttons=True)
+    return TemplateResponse(request, f"{PARTS}#field-saved", context)
+
+
+def sheet_buttons(request, character_id: int):
+    character = selectors.character_for_viewer(request.user, character_id)
+    context = _sheet_context(request, character, options_data=request.GET)
+    return TemplateResponse(request, f"{PARTS}#buttons", context)
+
+
+@require_POST
+def sheet_roll(request, character_id: int, key: str):
+    character = selectors.character_for_editor(request.user, character_id)
+    system = system_for(character.campaign)
+    form, options = _options(system, character, request.POST)
+    visibility = request.POST.get("visibility", Visibility.PUBLIC)
+    error = ""
+    if options is None:
+        error = " ".join(
+            f"{form.fields[name].label or name.title()}: {' '.join(errs)}"
+            for name, errs in form.errors.items()
+        )
+    elif visibility not in Visibility.values:
+        error = "Choose who may see this roll."
+    entry = outcome = None
+    if not error:
+        try:
+            entry, outcome = services.character_roll(
+                character=character,
+                key=key,
+                options=options,
+                roller=Roller(system_random()),
+                author=request.user,
+                visibility=visibility,
+                idempotency_key=(request.POST.get("idempotency_key") or "")[:64] or None,
+            )
+        except KeyError:
+            raise Http404("Nothing to roll by that name on this sheet.") from None
+        except ValidationError as invalid:
+            error = " ".join(invalid.messages)
+        except RulesError as invalid:
+            error = str(invalid)
+    character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+    context = _sheet_context(request, character, options_data=request.POST)
+    context.update(entry=entry, error=error, oob_version=True, oob_buttons=True)
+    return TemplateResponse(request, f"{PARTS}#roll-result", context, status=422 if error else 200)
+
+
+def sheet_export(request, character_id: int):
+    character = selectors.character_for_viewer(request.user, character_id)
+    system = system_for(character.campaign)
+    payload = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "system": character.campaign.system,
+        "name": character.name,
+        "notes": character.notes,
+        "sheet": system.export_data(character),
+    }
+    response = JsonResponse(payload, json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="{slugify(character.name) or "character"}.json"'
+    return response
+
+
+@require_POST
+def character_import(request, campaign_id: int):
+    campaign = campaign_for_member(request.user, campaign_id)
+    system = system_for(campaign)
+    upload = request.FILES.get("file")
+    problem = None
+    data = None
+    if upload is None:
+        problem = "Choose a character file (.json) to import."
+    elif upload.size > MAX_IMPORT_BYTES:
+        problem = f"That file is too large ({upload.size // 1024} KB); a character file is under 64 KB."
+    else:
+        try:
+            data = json.loads(upload.read().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            problem = "That file is not a character export (it is not valid JSON)."
+    if problem is None:
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != EXPORT_FORMAT
+            or not isinstance(data.get("sheet"), dict)
+        ):
+            problem = "That file is not a character export from this app."
+        elif data.get("version") != EXPORT_VERSION:
+            problem = f"That file is export version {data.get('version')!r}; this app reads version {EXPORT_VERSION}."
+        elif data.get("system") != campaign.system:
+            problem = (
+                f"That character is for {data.get('system')!r}; this campaign plays "
+                f"{campaign.get_system_display()}."
+            )
+    if problem is None:
+        form_data = {
+            **system.import_form_data(data["sheet"]),
+            "name": data.get("name", ""),
+            "notes": data.get("notes", ""),
+        }
+        form = system.builder_form(campaign=campaign, data=form_data)
+        if form.is_valid():
+            character = services.character_create(
+                campaign=campaign,
+                owner=request.user,
+                name=form.cleaned_data["name"],
+                notes=form.cleaned_data.get("notes", ""),
+                cleaned_data=form.cleaned_data,
+            )
+            messages.success(request, f"Imported {character.name}.")
+            return redirect(character)
+        problem = "That character breaks this campaign's rules: " + "; ".join(
+            f"{name}: {' '.join(errors)}" if name != "__all__" else " ".join(errors)
+            for name, errors in form.errors.items()
+        )
+    messages.error(request, problem)
+    return redirect("character_new", campaign_id=campaign.pk)
