@@ -3,6 +3,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils.functional import cached_property
 
 
 def new_invite_token() -> str:
@@ -116,3 +117,16 @@ class FeedEntry(models.Model):
         from fractions import Fraction
 
         return Fraction(self.chance) if self.chance else None
+
+    @cached_property
+    def display(self) -> dict | None:
+        """The result as groups of dice for the feed template (shapes in campaigns/rendering.py)."""
+        from .rendering import entry_display
+
+        return entry_display(self.result)
+
+    @property
+    def chance_percent(self) -> str:
+        from .rendering import chance_percent
+
+        return chance_percent(self.chance)

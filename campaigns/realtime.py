@@ -1,35 +1,74 @@
-"""The one owner of table group names and of everything broadcast to a table."""
+"""The one owner of table group names and of everything broadcast to a table.
+
+Events are high level and carry no client data. ``feed.entry`` carries the entry already rendered once
+per variant (see selectors.entry_variant), each as the finished websocket frame, so every connection
+at the table only picks the frame its viewer may see and sends it: no database hit and no template
+work per viewer. The variants travel inside the channel layer (server side) and are filtered in the
+consumer, so a hidden result never leaves the server towards a browser that may not see it.
+"""
+
+import json
+import logging
+from collections.abc import Callable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+logger = logging.getLogger(__name__)
 
 
 def table_group(campaign_id: int) -> str:
     return f"table-{campaign_id}"
 
 
-def _send_on_commit(campaign_id: int, event: dict) -> None:
-    """Broadcast only once the change is committed, so nobody hears of a rolled-back row."""
+def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
+    """Broadcast only once the change is committed, so nobody hears of a rolled-back row.
+
+    A layer outage (or a rendering bug) must not turn a saved change into a 500: the row is saved, and
+    every client catches up from the database when it next says hello.
+    """
 
     def send() -> None:
         layer = get_channel_layer()
         if layer is None:
             return
         try:
-            async_to_sync(layer.group_send)(table_group(campaign_id), event)
-        except Exception:  # noqa: BLE001 - a layer outage must not turn a saved change into a 500
-            import logging
-
-            logging.getLogger(__name__).exception("broadcast to table %s failed", campaign_id)
+            async_to_sync(layer.group_send)(table_group(campaign_id), build_event())
+        except Exception:
+            logger.exception("broadcast to table %s failed", campaign_id)
 
     transaction.on_commit(send)
 
 
 def member_removed(*, campaign_id: int, user_id: int) -> None:
-    _send_on_commit(campaign_id, {"type": "member.removed", "user_id": user_id})
+    _send_on_commit(campaign_id, lambda: {"type": "member.removed", "user_id": user_id})
+
+
+def entry_frame(entry, variant: str) -> str:
+    """The websocket frame (JSON text) that shows one variant of an entry to a browser."""
+    from .rendering import render_entry
+
+    return json.dumps({"type": "entry", "seq": entry.seq, "html": render_entry(entry, variant)})
+
+
+def entry_event(entry) -> dict:
+    """The group event for a new entry: who may see what is decided per viewer by the consumer."""
+    from .models import Visibility
+    from .selectors import FULL, NOTICE
+
+    frames = {FULL: entry_frame(entry, FULL)}
+    if entry.visibility == Visibility.BLIND:
+        frames[NOTICE] = entry_frame(entry, NOTICE)
+    return {
+        "type": "feed.entry",
+        "seq": entry.seq,
+        "visibility": entry.visibility,
+        "author_id": entry.author_id,
+        "frames": frames,
+    }
 
 
 def entry_created(entry) -> None:
-    """Tell the table a feed entry exists; each connection renders it for its own viewer."""
-    _send_on_commit(entry.campaign_id, {"type": "feed.entry", "seq": entry.seq, "entry_id": entry.pk})
+    """Tell the table a feed entry exists, rendered after the commit so it shows the saved row."""
+    _send_on_commit(entry.campaign_id, lambda: entry_event(entry))

@@ -3,7 +3,7 @@
 from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from .models import Campaign
+from .models import Campaign, FeedEntry, Visibility
 
 
 def campaigns_visible_to(user) -> QuerySet[Campaign]:
@@ -37,3 +37,113 @@ def members_of(campaign: Campaign):
 
 def is_member(user, campaign: Campaign) -> bool:
     return campaign.is_gm(user) or campaign.memberships.filter(user=user).exists()
+
+
+# ---------------------------------------------------------------------------------------------------
+# The table feed
+# ---------------------------------------------------------------------------------------------------
+
+FEED_PAGE_SIZE = 30
+
+# What a viewer gets of one entry: the whole entry, only the fact that a blind roll was made, or nothing.
+FULL = "full"
+NOTICE = "notice"
+
+
+def entry_variant(*, visibility: str, author_id: int, viewer_id: int, gm_id: int) -> str | None:
+    """Which variant of an entry a viewer may see: FULL, NOTICE or None (nothing at all).
+
+    The one place the visibility rules live; the feed pages, the catch-up and the live consumer all
+    ask it. Readings taken:
+
+    * public: everyone at the table.
+    * gm ("GM only"): the roller and the GM.
+    * blind: the GM sees the result; the roller sees only that a blind roll was made; nobody else
+      learns anything, not even that a roll happened. A GM rolling blind is the GM, so sees it.
+    * self ("Only me"): the roller alone, the GM included in "nobody else". A player who wants the GM
+      to know picks "GM only"; "Only me" is a promise to the player that the result stays private.
+    """
+    if visibility == Visibility.PUBLIC:
+        return FULL
+    is_author = viewer_id == author_id
+    if visibility == Visibility.GM:
+        return FULL if is_author or viewer_id == gm_id else None
+    if visibility == Visibility.BLIND:
+        if viewer_id == gm_id:
+            return FULL
+        return NOTICE if is_author else None
+    if visibility == Visibility.SELF:
+        return FULL if is_author else None
+    return None  # an unknown visibility is hidden, never shown by default
+
+
+def _visible_filter(user, campaign: Campaign) -> Q:
+    """The database side of entry_variant: every entry the viewer gets something of."""
+    mine = Q(author_id=user.pk)
+    if campaign.is_gm(user):
+        return Q(visibility__in=[Visibility.PUBLIC, Visibility.GM, Visibility.BLIND]) | (
+            Q(visibility=Visibility.SELF) & mine
+        )
+    return Q(visibility=Visibility.PUBLIC) | mine
+
+
+def _with_variants(entries, user, campaign: Campaign) -> list[FeedEntry]:
+    """Attach ``variant`` to each entry, dropping any the viewer may not see (belt and braces)."""
+    shown = []
+    for entry in entries:
+        entry.variant = entry_variant(
+            visibility=entry.visibility, author_id=entry.author_id, viewer_id=user.pk, gm_id=campaign.gm_id
+        )
+        if entry.variant is not None:
+            shown.append(entry)
+    return shown
+
+
+def _feed_queryset(campaign: Campaign) -> QuerySet[FeedEntry]:
+    return FeedEntry.objects.filter(campaign=campaign).select_related("author", "character")
+
+
+def feed_for_viewer(
+    user, campaign: Campaign, *, before_seq: int | None = None, limit: int = FEED_PAGE_SIZE
+) -> tuple[list[FeedEntry], int | None]:
+    """A page of the feed, newest first, as this viewer may see it; and the seq to load older from.
+
+    Returns (entries, older_than): ``older_than`` is None when there is nothing older to load.
+    """
+    entries = _feed_queryset(campaign).filter(_visible_filter(user, campaign))
+    if before_seq is not None:
+        entries = entries.filter(seq__lt=before_seq)
+    page = list(entries.order_by("-seq")[: limit + 1])
+    older_than = page[limit - 1].seq if len(page) > limit else None
+    return _with_variants(page[:limit], user, campaign), older_than
+
+
+def feed_since(user, campaign: Campaign, *, after_seq: int, limit: int) -> tuple[list[FeedEntry], int, bool]:
+    """What a reconnecting viewer missed: entries after ``after_seq``, oldest first, filtered for them.
+
+    Returns (entries, newest_seq, complete). ``newest_seq`` is the highest seq looked at, visible or not,
+    so the caller knows where the live stream must pick up; ``complete`` is False when more than
+    ``limit`` entries were missed and the caller should reload the feed instead.
+    """
+    rows = list(_feed_queryset(campaign).filter(seq__gt=after_seq).order_by("seq")[: limit + 1])
+    complete = len(rows) <= limit
+    rows = rows[:limit]
+    newest_seq = rows[-1].seq if rows else after_seq
+    return _with_variants(rows, user, campaign), newest_seq, complete
+
+
+def table_seat(user, campaign_id: int) -> Campaign | None:
+    """The campaign if the user may sit at its table (its GM or a player), else None."""
+    if not user.is_authenticated:
+        return None
+    return campaigns_visible_to(user).select_related("gm").filter(pk=campaign_id).first()
+
+
+def characters_for_table(campaign: Campaign):
+    return campaign.characters.select_related("owner").order_by("is_npc", "name", "pk")
+
+
+def characters_user_can_roll(user, campaign: Campaign):
+    """Characters a user may roll for in the dice box: their own; the GM may use any at the table."""
+    characters = campaign.characters.order_by("is_npc", "name", "pk")
+    return characters if campaign.is_gm(user) else characters.filter(owner=user)

@@ -1,6 +1,6 @@
 """Everything that changes campaign state: greppable verbs with keyword-only arguments."""
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from .models import Campaign, FeedEntry, Membership, Visibility, new_invite_token
@@ -79,13 +79,43 @@ def feed_entry_create(
     """
     if visibility not in Visibility.values:
         raise CampaignError("Choose who may see this roll.")
+    if idempotency_key:
+        existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
+        if existing is not None:
+            return existing, False
+    try:
+        return _feed_entry_save(
+            campaign=campaign,
+            author=author,
+            label=label,
+            kind=kind,
+            character=character,
+            request=request,
+            result=result,
+            summary=summary,
+            chance=chance,
+            visibility=visibility,
+            idempotency_key=idempotency_key,
+        )
+    except IntegrityError:
+        # Two requests with one key raced past the check above; the loser answers with the winner's
+        # entry. The savepoint in _feed_entry_save keeps the caller's transaction usable.
+        existing = idempotency_key and _entry_for_key(
+            campaign=campaign, author=author, idempotency_key=idempotency_key
+        )
+        if not existing:
+            raise
+        return existing, False
+
+
+def _entry_for_key(*, campaign: Campaign, author, idempotency_key: str) -> FeedEntry | None:
+    return FeedEntry.objects.filter(campaign=campaign, author=author, idempotency_key=idempotency_key).first()
+
+
+def _feed_entry_save(
+    *, campaign, author, label, kind, character, request, result, summary, chance, visibility, idempotency_key
+) -> tuple[FeedEntry, bool]:
     with transaction.atomic():
-        if idempotency_key:
-            existing = FeedEntry.objects.filter(
-                campaign=campaign, author=author, idempotency_key=idempotency_key
-            ).first()
-            if existing is not None:
-                return existing, False
         Campaign.objects.filter(pk=campaign.pk).update(last_seq=F("last_seq") + 1)
         seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign.pk)
         entry = FeedEntry(
@@ -102,9 +132,216 @@ def feed_entry_create(
             visibility=visibility,
             idempotency_key=idempotency_key or None,
         )
-        entry.full_clean()
+        # The row's relations come from server code, and the unique constraints are the database's to
+        # enforce (a race on one idempotency key surfaces as IntegrityError, handled by the caller).
+        entry.full_clean(exclude=["campaign", "author", "character"], validate_constraints=False)
         entry.save()
         from . import realtime
 
         realtime.entry_created(entry)
     return entry, True
+
+
+# ---------------------------------------------------------------------------------------------------
+# The table: the dice box, chat lines and the per-user rate limit
+# ---------------------------------------------------------------------------------------------------
+
+CHAT_MAX_LENGTH = 200  # the feed's label column; a table's chat is for short lines
+# (entries allowed, per seconds) for each user; settings.TABLE_RATE_LIMITS overrides per action.
+DEFAULT_RATE_LIMITS = {"roll": (10, 10), "chat": (10, 10)}
+
+
+class RateLimited(CampaignError):
+    """Too many rolls or chat lines in a short time; the message says how long to wait."""
+
+
+def rate_limit_check(*, user, action: str) -> None:
+    """Count one action for the user, or raise RateLimited if they are over their allowance.
+
+    A fixed window in Django's cache: per process with the default local-memory cache, shared when the
+    cache is shared. Good enough to stop a stuck key or a script from flooding a table.
+    """
+    import time
+
+    from django.conf import settings
+    from django.core.cache import cache
+
+    allowed, seconds = getattr(settings, "TABLE_RATE_LIMITS", {}).get(action, DEFAULT_RATE_LIMITS[action])
+    window = int(time.time() // seconds)
+    key = f"table-rate:{action}:{user.pk}:{window}"
+    cache.add(key, 0, timeout=seconds + 1)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=seconds + 1)
+        count = 1
+    if count > allowed:
+        wait = max(1, int((window + 1) * seconds - time.time()) + 1)
+        noun = "rolls" if action == "roll" else "messages"
+        raise RateLimited(
+            f"Slow down: at most {allowed} {noun} every {seconds} seconds. Try again in {wait} s."
+        )
+
+
+def table_roll_create(
+    *,
+    campaign: Campaign,
+    author,
+    notation_text: str,
+    visibility: str = Visibility.PUBLIC,
+    character=None,
+    idempotency_key: str | None = None,
+    roller=None,
+) -> tuple[FeedEntry, bool]:
+    """Roll a line from the dice box on the server and put it in the feed; returns (entry, created).
+
+    Raises rules.notation.NotationError (with the position at fault) for notation it cannot read,
+    RateLimited when the author rolls too fast; nothing is saved in either case.
+    """
+    import secrets
+
+    from rules import notation
+    from rules.dice import Roller
+
+    if idempotency_key:
+        existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
+        if existing is not None:
+            return existing, False
+    if visibility not in Visibility.values:
+        raise CampaignError("Choose who may see this roll.")
+    may_roll_for = character is None or (
+        character.campaign_id == campaign.pk and (character.owner_id == author.pk or campaign.is_gm(author))
+    )
+    if not may_roll_for:
+        raise CampaignError("You cannot roll for that character.")
+    tree = notation.parse(notation_text)
+    rate_limit_check(user=author, action="roll")
+    odd_die_bonus = bool(campaign.options.get("l5r_odd_die_bonus"))
+    rolled = notation.roll(tree, roller or Roller(secrets.SystemRandom()), odd_die_bonus=odd_die_bonus)
+    return feed_entry_create(
+        campaign=campaign,
+        author=author,
+        label=notation.to_notation(tree),
+        character=character,
+        request={"source": "dice_box", "notation": notation_text},
+        result=notation.render_data(rolled),
+        summary=notation.render_text(rolled),
+        chance=notation_chance(tree, odd_die_bonus=odd_die_bonus),
+        visibility=visibility,
+        idempotency_key=idempotency_key,
+    )
+
+
+def chat_line_create(
+    *, campaign: Campaign, author, text: str, idempotency_key: str | None = None
+) -> tuple[FeedEntry, bool]:
+    """Put a short chat line in the feed, seen by the whole table; returns (entry, created)."""
+    if idempotency_key:
+        existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
+        if existing is not None:
+            return existing, False
+    text = " ".join(str(text).split())  # one line: newlines and runs of spaces collapse
+    if not text:
+        raise CampaignError("Write something to say.")
+    if len(text) > CHAT_MAX_LENGTH:
+        raise CampaignError(f"Keep chat lines to {CHAT_MAX_LENGTH} characters (this one has {len(text)}).")
+    rate_limit_check(user=author, action="chat")
+    return feed_entry_create(
+        campaign=campaign,
+        author=author,
+        kind=FeedEntry.Kind.CHAT,
+        label=text,
+        request={"source": "chat"},
+        idempotency_key=idempotency_key,
+    )
+
+
+# Exact odds for dice-box lines that have a target. Bounded so a request never computes for long:
+# anything bigger (or exploding dice outside roll and keep) simply shows no chance.
+_MAX_CONVOLUTION = 600  # count * sides of one plain dice group
+_MAX_ENUMERATION = 50_000  # sides ** count for a group that keeps some of its dice
+_MAX_SUPPORT = 20_000  # distinct totals across the whole expression
+
+
+def notation_chance(tree, *, odd_die_bonus: bool = False):
+    """The exact chance (a Fraction) that a dice-box line meets its target; None when not worked out."""
+    from fractions import Fraction
+
+    from rules import fivebyfive, l5r, notation
+    from rules.dice import RulesError
+
+    if isinstance(tree, notation.FiveByFive):
+        return fivebyfive.chance(tree.value, doubles_token=tree.doubles_token)
+    if tree.target is None:
+        return None
+    constant = sum(t.sign * t.node.value for t in tree.terms if isinstance(t.node, notation.Constant))
+    groups = [t for t in tree.terms if not isinstance(t.node, notation.Constant)]
+    try:
+        if len(groups) == 1 and isinstance(groups[0].node, notation.RollKeep) and groups[0].sign > 0:
+            node = groups[0].node
+            return l5r.chance(
+                node.rolled,
+                node.kept,
+                tree.target,
+                explode=not node.unskilled,
+                bonus=constant,
+                odd_die_bonus=odd_die_bonus,
+            )
+        counts, denominator = {constant: 1}, 1
+        for term in groups:
+            group = _dice_counts(term.node)
+            if group is None:
+                return None
+            group_counts, group_denominator = group
+            if term.sign < 0:
+                group_counts = {-total: n for total, n in group_counts.items()}
+            counts = _convolve(counts, group_counts)
+            if len(counts) > _MAX_SUPPORT:
+                return None
+            denominator *= group_denominator
+    except RulesError:
+        return None
+    chance = Fraction(sum(n for total, n in counts.items() if total >= tree.target), denominator)
+    if len(str(chance)) > CHANCE_MAX_LENGTH:
+        # 100d6 has a 78-digit denominator; the column holds 80 characters. The nearest fraction with a
+        # 30-digit denominator differs by under 1e-60, far past anything a percentage shows.
+        chance = chance.limit_denominator(10**30)
+    return chance
+
+
+CHANCE_MAX_LENGTH = 80
+
+
+def _convolve(left: dict[int, int], right: dict[int, int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for a, m in left.items():
+        for b, n in right.items():
+            out[a + b] = out.get(a + b, 0) + m * n
+    return out
+
+
+def _dice_counts(node) -> tuple[dict[int, int], int] | None:
+    """Ways to reach each total with one plain dice group, and the number of outcomes; None if too big."""
+    import itertools
+
+    from rules import notation
+
+    if not isinstance(node, notation.Dice) or node.explode:
+        return None
+    die = {face: 1 for face in range(1, node.sides + 1)}
+    if node.keep is None:
+        if node.count * node.sides > _MAX_CONVOLUTION:
+            return None
+        counts = {0: 1}
+        for _ in range(node.count):
+            counts = _convolve(counts, die)
+        return counts, node.sides**node.count
+    if node.sides**node.count > _MAX_ENUMERATION:
+        return None
+    counts = {}
+    highest = node.keep is notation.Keep.HIGHEST
+    for faces in itertools.product(range(1, node.sides + 1), repeat=node.count):
+        ordered = sorted(faces, reverse=highest)
+        total = sum(ordered[: node.keep_count])
+        counts[total] = counts.get(total, 0) + 1
+    return counts, node.sides**node.count

@@ -271,7 +271,8 @@ def character_import(request, campaign_id: int):
         ):
             problem = "That file is not a character export from this app."
         elif data.get("version") != EXPORT_VERSION:
-            problem = f"That file is export version {data.get('version')!r}; this app reads version {EXPORT_VERSION}."
+            problem = (f"That file is export version {data.get('version')!r}; "
+                       f"this app reads version {EXPORT_VERSION}.")
         elif data.get("system") != campaign.system:
             problem = (
                 f"That character is for {data.get('system')!r}; this campaign plays "

@@ -60,7 +60,7 @@ class TriadBuilderForm(forms.Form):
     custom_traits = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text='Traits of your table\'s own, one per line; end a line with "(Adv.)" for an advantage trait.',
+        help_text='Traits of your table\'s own, one per line; end one with "(Adv.)" for an advantage trait.',
     )
     powers = forms.CharField(
         required=False,

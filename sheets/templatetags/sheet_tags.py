@@ -31,7 +31,8 @@ def _bars(bars: tuple[Bar, ...]):
         x += width
     title = ", ".join(f"{bar.label} {format_percent(bar.chance)}" for bar in bars)
     return format_html(
-        '<svg class="odds-picture" viewBox="0 0 {} 8" width="{}" height="8" role="img" aria-label="{}">{}</svg>',
+        '<svg class="odds-picture" viewBox="0 0 {} 8" width="{}" height="8" role="img" '
+        'aria-label="{}">{}</svg>',
         WIDTH,
         WIDTH,
         title,
