@@ -1,6 +1,7 @@
 """Read characters for a user: members of the campaign see, the owner and the GM edit."""
 
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from campaigns.selectors import campaigns_visible_to
@@ -9,13 +10,19 @@ from .models import Character
 
 
 def character_for_viewer(user, character_id: int) -> Character:
-    """The character if the user sits at its campaign's table; 404 otherwise, so nothing leaks."""
-    return get_object_or_404(
+    """The character if the user sits at its campaign's table; 404 otherwise, so nothing leaks.
+
+    NPCs are the GM's secret: players get 404 for them too.
+    """
+    character = get_object_or_404(
         Character.objects.select_related("campaign", "campaign__gm", "owner").filter(
             campaign__in=campaigns_visible_to(user)
         ),
         pk=character_id,
     )
+    if character.is_npc and not character.campaign.is_gm(user):
+        raise Http404("No such character.")
+    return character
 
 
 def character_for_editor(user, character_id: int) -> Character:

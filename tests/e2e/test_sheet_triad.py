@@ -1,0 +1,68 @@
+"""A player builds a Triad character in the browser, edits it in place and rolls from the sheet."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.models import FeedEntry
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def triad_table(make_campaign, player):
+    return make_campaign("triad", players=[player], name="Castle Night")
+
+
+def test_build_edit_and_roll_a_triad_character(new_page, triad_table, player):
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(triad_table.get_absolute_url())
+    page.get_by_role("link", name="New character").click()
+
+    page.locator("#id_name").fill("Mina Harker")
+    page.locator("#id_tier").select_option("ordinary")
+    page.locator("#id_body").fill("8")
+    page.locator("#id_mind").fill("12")
+    page.locator("#id_spirit").fill("11")
+    for trait in ("Occult", "Willpower", "Medical Expert"):
+        page.locator(f"input[name=traits][value='{trait}']").check()
+    page.get_by_role("button", name="Create character").click()
+    # 31 points: refused with a message on the field, nothing saved, what was typed kept.
+    expect(page.get_by_text("divide exactly 30 points")).to_be_visible()
+    expect(page.locator("#id_name")).to_have_value("Mina Harker")
+    page.locator("#id_spirit").fill("10")
+    page.get_by_role("button", name="Create character").click()
+    expect(page.get_by_role("heading", name="Mina Harker")).to_be_visible()
+
+    # Edit in place: click, type, Enter.
+    page.get_by_role("button", name="Edit Body: 8").click()
+    body_input = page.get_by_label("Body", exact=True)
+    body_input.fill("25")
+    body_input.press("Enter")
+    expect(page.get_by_role("alert").filter(has_text="Body must be at most 8.")).to_be_visible()
+    expect(page.get_by_label("Body", exact=True)).to_have_value("25")
+    page.get_by_label("Body", exact=True).press("Escape")
+    page.get_by_role("button", name="Edit Body: 8").click()
+    page.get_by_label("Body", exact=True).fill("6")
+    page.get_by_label("Body", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit Body: 6")).to_be_visible()
+    expect(page.locator(".roll-button", has_text="Body 6")).to_be_visible()
+
+    # Options change the chance on the button.
+    mind_button = page.locator("[data-roll-key='ability:mind']")
+    before = mind_button.locator(".roll-chance").inner_text()
+    page.locator("#roll-options-panel summary").click()
+    page.locator("#id_difficulty").fill("16")
+    expect(mind_button.locator(".roll-chance")).not_to_have_text(before)
+
+    # Roll: the result with its die lands on the sheet, made by the server.
+    mind_button.click()
+    result = page.locator("#roll-result .roll-entry")
+    expect(result).to_be_visible()
+    expect(result.locator(".die")).to_have_count(1)
+    entry = FeedEntry.objects.get()
+    assert entry.character.name == "Mina Harker" and entry.request["difficulty"] == 16
+    expect(result).to_contain_text(entry.summary)
