@@ -72,3 +72,8 @@ def entry_event(entry) -> dict:
 def entry_created(entry) -> None:
     """Tell the table a feed entry exists, rendered after the commit so it shows the saved row."""
     _send_on_commit(entry.campaign_id, lambda: entry_event(entry))
+
+
+def sheet_changed(*, campaign_id: int, character_id: int) -> None:
+    """A character's sheet changed: the GM's party panel re-renders that character's line."""
+    _send_on_commit(campaign_id, lambda: {"type": "sheet.changed", "character_id": character_id})

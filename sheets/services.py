@@ -9,9 +9,10 @@ from django.db import transaction
 from campaigns.services import feed_entry_create
 from rules.dice import Roller
 
+from .history import recorded
 from .models import Character
 from .systems import system_for
-from .systems.base import RollOutcome
+from .systems.base import RollOutcome, parse_text
 
 
 @transaction.atomic
@@ -27,23 +28,23 @@ def character_create(
 
 
 @transaction.atomic
-def character_edit(*, character: Character, path: str, raw: str, version: int) -> Character:
-    """Save one in-place edit if the editor saw the current version.
+def character_edit(*, character: Character, path: str, raw: str, version: int, author) -> Character:
+    """Save one in-place edit if the editor saw the current version, and record it in the history.
 
     Raises StaleVersion when the sheet moved on (another tab, or the GM), and ValidationError for a
     bad value; either way nothing is saved.
     """
     character.claim_version(version)
-    if path == "name" or path == "notes":
-        from .systems.base import parse_text
-
-        limit = Character._meta.get_field(path).max_length
-        setattr(
-            character, path, parse_text(raw, label=path.title(), max_length=limit, required=path == "name")
-        )
-        character.save(update_fields=[path])
-    else:
-        system_for(character.campaign).apply_edit(character, path, raw)
+    system = system_for(character.campaign)
+    label = path.title() if path in ("name", "notes") else system.field(character, path).label
+    with recorded(character, author=author, reason=f"Edited {label}"):
+        if path in ("name", "notes"):
+            limit = Character._meta.get_field(path).max_length
+            value = parse_text(raw, label=path.title(), max_length=limit, required=path == "name")
+            setattr(character, path, value)
+            character.save(update_fields=[path])
+        else:
+            system.apply_edit(character, path, raw)
     return character
 
 
@@ -74,7 +75,9 @@ def character_roll(
     # Rolls may change the sheet (a token, a spent point): lock the row and move its version on.
     current = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
     character.claim_version(current)
-    outcome: RollOutcome = system_for(character.campaign).roll(character, key, options, roller)
+    with recorded(character, author=author, reason="Roll") as record:
+        outcome: RollOutcome = system_for(character.campaign).roll(character, key, options, roller)
+        record["reason"] = f"Roll: {outcome.label}"
     entry, _ = feed_entry_create(
         campaign=character.campaign,
         author=author,

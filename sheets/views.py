@@ -8,7 +8,7 @@ import uuid
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST
@@ -17,7 +17,7 @@ from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_member
 from rules.dice import Roller, RulesError, system_random
 
-from . import selectors, services
+from . import history, selectors, services
 from .models import Character, StaleVersion
 from .systems import system_for
 from .systems.base import EXPORT_FORMAT, EXPORT_VERSION
@@ -151,7 +151,7 @@ def sheet_field(request, character_id: int, path: str):
         version = -1
     status, error = 200, ""
     try:
-        services.character_edit(character=character, path=path, raw=raw, version=version)
+        services.character_edit(character=character, path=path, raw=raw, version=version, author=request.user)
     except StaleVersion as stale:
         character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
         current = _field(character, path)
@@ -301,3 +301,23 @@ def character_import(request, campaign_id: int):
         )
     messages.error(request, problem)
     return redirect("character_new", campaign_id=campaign.pk)
+
+
+def sheet_history(request, character_id: int):
+    character = selectors.character_for_editor(request.user, character_id)
+    return TemplateResponse(request, "sheets/history.html", {
+        "character": character, "campaign": character.campaign, "changes": history.history_for(character),
+    })
+
+
+@require_POST
+def sheet_undo(request, character_id: int, change_id: int):
+    character = selectors.character_for_editor(request.user, character_id)
+    change = get_object_or_404(character.changes, pk=change_id)
+    try:
+        history.change_undo(change=change, author=request.user)
+    except history.UndoRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, f"Undone: {change.reason}.")
+    return redirect("sheet_history", character_id=character.pk)

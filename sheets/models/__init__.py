@@ -3,6 +3,7 @@
 from .base import Character, StaleVersion
 from .fivebyfive import FiveByFiveDescriptor, FiveByFiveSheet
 from .freefall import FreeFallGear, FreeFallProgram, FreeFallSheet
+from .history import SheetChange
 from .l5r import L5RSheet, L5RSkill, L5RWeapon
 from .triad import TriadSheet, TriadTrait
 
@@ -15,6 +16,7 @@ __all__ = [
     "FreeFallProgram",
     "FreeFallSheet",
     "L5RSheet",
+    "SheetChange",
     "L5RSkill",
     "L5RWeapon",
     "TriadSheet",

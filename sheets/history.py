@@ -1,0 +1,124 @@
+"""Sheet history: every change recorded with who, when, before and after; any change can be undone.
+
+A change is found by comparing two snapshots of everything a character owns (its own row, its
+system's sheet row and child rows), so edits, rolls and applied results are all recorded the same
+way, whichever system's code made them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import models, transaction
+
+from .models import Character, SheetChange
+
+# Values of the character's own row that history follows (version and timestamps are bookkeeping).
+CHARACTER_FIELDS = ("name", "notes")
+
+
+def _owned_rows(character: Character) -> Iterator[models.Model]:
+    """The character's system rows: one-to-one sheets and child rows, wherever they are defined."""
+    for relation in Character._meta.related_objects:
+        model = relation.related_model
+        if model is SheetChange or model._meta.app_label != "sheets":
+            continue
+        if relation.one_to_one:
+            row = model.objects.filter(**{relation.field.name: character}).first()
+            if row is not None:
+                yield row
+        else:
+            yield from model.objects.filter(**{relation.field.name: character}).order_by("pk")
+
+
+def _address(row: models.Model, field_name: str) -> str:
+    return f"{row._meta.model_name}:{row.pk}:{field_name}"
+
+
+def snapshot(character: Character) -> dict[str, Any]:
+    """Every value the character owns, by address."""
+    values = {f"character:{character.pk}:{name}": getattr(character, name) for name in CHARACTER_FIELDS}
+    for row in _owned_rows(character):
+        for field in row._meta.concrete_fields:
+            if field.primary_key or field.name == "character":
+                continue
+            values[_address(row, field.attname)] = field.value_from_object(row)
+    return values
+
+
+# Stands for "no such value" where a row appeared or vanished; such a change cannot be undone.
+MISSING = {"$missing": True}
+
+
+def diff(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Only what changed, as (before, after)."""
+    keys = sorted(set(before) | set(after))
+    changed = [key for key in keys if before.get(key, MISSING) != after.get(key, MISSING)]
+    return {key: before.get(key, MISSING) for key in changed}, {key: after.get(key, MISSING) for key in changed}
+
+
+@contextmanager
+def recorded(character: Character, *, author, reason: str):
+    """Record whatever the block changes on the character's sheet as one SheetChange.
+
+    Yields a dict: set "reason" to describe the change better; "change" holds the record afterwards.
+    Use inside the transaction that makes the change, so the record and the change land together.
+    """
+    before = snapshot(character)
+    # The block may refine the reason once it knows more (a roll's label); "change" is filled after.
+    box: dict[str, Any] = {"change": None, "reason": reason}
+    yield box
+    changed_before, changed_after = diff(before, snapshot(character))
+    if changed_before:
+        box["change"] = SheetChange.objects.create(
+            character=character, author=author, reason=box["reason"][:200], before=changed_before,
+            after=changed_after,
+        )
+        from . import live
+
+        live.sheet_changed(character)
+
+
+class UndoRefused(Exception):
+    """The change cannot be undone as it stands; the message says why."""
+
+
+def _model_for(model_name: str) -> type[models.Model]:
+    if model_name == "character":
+        return Character
+    for relation in Character._meta.related_objects:
+        if relation.related_model._meta.model_name == model_name:
+            return relation.related_model
+    raise UndoRefused("This change touched something the sheet no longer has.")
+
+
+@transaction.atomic
+def change_undo(*, change: SheetChange, author) -> SheetChange:
+    """Put back the values a change replaced, if nothing has changed them again since."""
+    if SheetChange.objects.filter(undoes=change).exists():
+        raise UndoRefused("That change was already undone.")
+    character = Character.objects.select_for_update().get(pk=change.character_id)
+    current = snapshot(character)
+    if MISSING in change.before.values() or MISSING in change.after.values():
+        raise UndoRefused("This change added or removed a row; it cannot be undone value by value.")
+    moved = [key for key, value in change.after.items() if current.get(key, MISSING) != value]
+    if moved:
+        raise UndoRefused("Those values changed again since; undo the later change first.")
+    with recorded(character, author=author, reason=f"Undo: {change.reason}") as box:
+        for key, value in change.before.items():
+            model_name, pk, attname = key.split(":")
+            _model_for(model_name).objects.filter(pk=int(pk)).update(**{attname: value})
+        character.refresh_from_db()
+        Character.objects.filter(pk=character.pk).update(version=models.F("version") + 1)
+    undo = box["change"]
+    if undo is None:
+        raise UndoRefused("Nothing to undo: the values are already as they were.")
+    undo.undoes = change
+    undo.save(update_fields=["undoes"])
+    return undo
+
+
+def history_for(character: Character):
+    return character.changes.select_related("author", "undone_by")
