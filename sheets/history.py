@@ -56,7 +56,9 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any],
     """Only what changed, as (before, after)."""
     keys = sorted(set(before) | set(after))
     changed = [key for key in keys if before.get(key, MISSING) != after.get(key, MISSING)]
-    return {key: before.get(key, MISSING) for key in changed}, {key: after.get(key, MISSING) for key in changed}
+    return {key: before.get(key, MISSING) for key in changed}, {
+        key: after.get(key, MISSING) for key in changed
+    }
 
 
 @contextmanager
@@ -73,7 +75,10 @@ def recorded(character: Character, *, author, reason: str):
     changed_before, changed_after = diff(before, snapshot(character))
     if changed_before:
         box["change"] = SheetChange.objects.create(
-            character=character, author=author, reason=box["reason"][:200], before=changed_before,
+            character=character,
+            author=author,
+            reason=box["reason"][:200],
+            before=changed_before,
             after=changed_after,
         )
         from . import live

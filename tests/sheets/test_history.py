@@ -11,8 +11,11 @@ from .conftest import HTMX
 
 def edit(client, character, path, value):
     character.refresh_from_db()
-    return client.post(reverse("sheet_field", args=[character.pk, path]),
-                       {"value": value, "version": character.version}, **HTMX)
+    return client.post(
+        reverse("sheet_field", args=[character.pk, path]),
+        {"value": value, "version": character.version},
+        **HTMX,
+    )
 
 
 @pytest.fixture
@@ -36,9 +39,11 @@ def test_refused_edits_record_nothing(character, player, client_for):
 
 def test_rolls_that_change_the_sheet_are_recorded(character, player, client_for, fixed_dice):
     fixed_dice(5, 12)
-    client_for(player).post(reverse("sheet_roll", args=[character.pk, "ability:mind"]),
-                            {"difficulty": 10, "advantages": 0, "disadvantages": 0, "extra_effort": "on",
-                             "visibility": "public"}, **HTMX)
+    client_for(player).post(
+        reverse("sheet_roll", args=[character.pk, "ability:mind"]),
+        {"difficulty": 10, "advantages": 0, "disadvantages": 0, "extra_effort": "on", "visibility": "public"},
+        **HTMX,
+    )
     change = SheetChange.objects.get()
     assert change.reason.startswith("Roll: Mind")
     assert list(change.before.values()) == [15] and list(change.after.values()) == [14]
@@ -78,10 +83,12 @@ def test_undo_twice_is_refused(character, player, client_for):
     assert "already undone" in response.content.decode()
 
 
-@pytest.mark.parametrize(("who", "status"), [("owner", 200), ("gm", 200), ("other_player", 403),
-                                             ("outsider", 404)])
-def test_history_is_for_the_owner_and_the_gm(character, player, gm, other_player, outsider, client_for, who,
-                                             status):
+@pytest.mark.parametrize(
+    ("who", "status"), [("owner", 200), ("gm", 200), ("other_player", 403), ("outsider", 404)]
+)
+def test_history_is_for_the_owner_and_the_gm(
+    character, player, gm, other_player, outsider, client_for, who, status
+):
     user = {"owner": player, "gm": gm, "other_player": other_player, "outsider": outsider}[who]
     edit(client_for(player), character, "body", "5")
     assert client_for(user).get(reverse("sheet_history", args=[character.pk])).status_code == status

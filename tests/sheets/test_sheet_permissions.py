@@ -26,8 +26,9 @@ def character(demo_character):
 
 @pytest.fixture
 def actor(request, gm, player, other_player, outsider):
-    return {"anonymous": None, "outsider": outsider, "other_player": other_player, "owner": player,
-            "gm": gm}[request.param]
+    return {"anonymous": None, "outsider": outsider, "other_player": other_player, "owner": player, "gm": gm}[
+        request.param
+    ]
 
 
 def requests_for(character):
@@ -38,8 +39,11 @@ def requests_for(character):
         "field editor": ("get", reverse("sheet_field", args=[character.pk, "body"]) + "?edit=1", {}),
         "buttons": ("get", reverse("sheet_buttons", args=[character.pk]), {"difficulty": 12}),
         "export": ("get", reverse("sheet_export", args=[character.pk]), {}),
-        "edit": ("post", reverse("sheet_field", args=[character.pk, "body"]),
-                 {"value": "3", "version": character.version}),
+        "edit": (
+            "post",
+            reverse("sheet_field", args=[character.pk, "body"]),
+            {"value": "3", "version": character.version},
+        ),
         "roll": ("post", reverse("sheet_roll", args=[character.pk, "ability:body"]), roll_data),
         "builder": ("get", reverse("character_new", args=[character.campaign_id]), {}),
     }
@@ -78,7 +82,9 @@ def test_readers_get_no_editor_or_roll_controls(character, other_player, client_
     body = client_for(other_player).get(reverse("sheet", args=[character.pk])).content.decode()
     assert "read-only" in body
     assert "hx-post" not in body.split('id="roll-buttons"')[1]
-    editor = client_for(other_player).get(reverse("sheet_field", args=[character.pk, "body"]) + "?edit=1", **HTMX)
+    editor = client_for(other_player).get(
+        reverse("sheet_field", args=[character.pk, "body"]) + "?edit=1", **HTMX
+    )
     assert "<form" not in editor.content.decode()
 
 

@@ -66,15 +66,25 @@ def test_valid_build_saves_every_row(triad_campaign, player, client_for):
 )
 def test_builder_refuses_each_creation_rule(triad_campaign, player, client_for, change, field, message):
     before = counts()
-    response = client_for(player).post(reverse("character_new", args=[triad_campaign.pk]), {**VALID, **change})
+    response = client_for(player).post(
+        reverse("character_new", args=[triad_campaign.pk]), {**VALID, **change}
+    )
     assert response.status_code == 200
-    assert message in " ".join(response.context["form"].errors.get(field, [])), response.context["form"].errors
+    assert message in " ".join(response.context["form"].errors.get(field, [])), response.context[
+        "form"
+    ].errors
     assert counts() == before
 
 
 def test_superhero_tier_needs_its_powers(triad_campaign, player, client_for):
-    data = {**VALID, "tier": "street_level_superhero", "body": 15, "mind": 10, "spirit": 10,
-            "powers": "Flight\nX-ray vision"}
+    data = {
+        **VALID,
+        "tier": "street_level_superhero",
+        "body": 15,
+        "mind": 10,
+        "spirit": 10,
+        "powers": "Flight\nX-ray vision",
+    }
     response = client_for(player).post(reverse("character_new", args=[triad_campaign.pk]), data)
     assert response.status_code == 302
     character = Character.objects.get(name="Mina")
@@ -106,7 +116,10 @@ def test_seed_samples_build_with_one_click(triad_campaign, player, client_for, s
     expected = rules.SAMPLE_CHARACTERS[sample]
     character = Character.objects.get(name=expected.name)
     assert (character.triad.body, character.triad.mind, character.triad.spirit) == (
-        expected.body, expected.mind, expected.spirit)
+        expected.body,
+        expected.mind,
+        expected.spirit,
+    )
 
 
 def edit(client, character, path, value, version=None):
@@ -126,17 +139,25 @@ def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, clien
     assert 'id="sheet-version"' in response.content.decode() and 'value="2"' in response.content.decode()
 
 
-@pytest.mark.parametrize(("path", "value", "message"), [
-    ("body", "abc", "Body must be a whole number."),
-    ("body", "99", "Body must be at most 8."),
-    ("mind_max", "0", "at least 1"),
-    ("armor", "tinfoil", "Choose one of the listed"),
-    ("name", "   ", "Name cannot be empty."),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("body", "abc", "Body must be a whole number."),
+        ("body", "99", "Body must be at most 8."),
+        ("mind_max", "0", "at least 1"),
+        ("armor", "tinfoil", "Choose one of the listed"),
+        ("name", "   ", "Name cannot be empty."),
+    ],
+)
 def test_bad_edit_shows_the_message_keeps_the_text_and_changes_nothing(
-        demo_character, player, client_for, path, value, message):
+    demo_character, player, client_for, path, value, message
+):
     character = demo_character("triad")
-    before = (character.version, TriadSheet.objects.filter(pk=character.triad.pk).values().get(), character.name)
+    before = (
+        character.version,
+        TriadSheet.objects.filter(pk=character.triad.pk).values().get(),
+        character.name,
+    )
     response = edit(client_for(player), character, path, value)
     assert response.status_code == 422
     body = response.content.decode()
@@ -144,7 +165,11 @@ def test_bad_edit_shows_the_message_keeps_the_text_and_changes_nothing(
     if path != "armor" and value.strip():
         assert f'value="{value}"' in body  # the typed text is kept for another try
     character.refresh_from_db()
-    after = (character.version, TriadSheet.objects.filter(pk=character.triad.pk).values().get(), character.name)
+    after = (
+        character.version,
+        TriadSheet.objects.filter(pk=character.triad.pk).values().get(),
+        character.name,
+    )
     assert after == before
 
 
@@ -181,7 +206,9 @@ def test_buttons_show_exact_chances_for_the_options(demo_character, player, clie
 
 def test_bad_options_show_a_message(demo_character, player, client_for):
     character = demo_character("triad")
-    response = client_for(player).get(reverse("sheet_buttons", args=[character.pk]), {"difficulty": "x"}, **HTMX)
+    response = client_for(player).get(
+        reverse("sheet_buttons", args=[character.pk]), {"difficulty": "x"}, **HTMX
+    )
     assert "Enter a whole number" in response.content.decode()
 
 
@@ -238,8 +265,10 @@ def test_unknown_roll_key_is_404(demo_character, player, client_for):
 
 def test_export_then_import_round_trip(triad_campaign, player, client_for):
     client = client_for(player)
-    client.post(reverse("character_new", args=[triad_campaign.pk]), {**VALID, "custom_traits": "Sailing (Adv.)",
-                                                                     "traits": ["Occult", "Willpower"]})
+    client.post(
+        reverse("character_new", args=[triad_campaign.pk]),
+        {**VALID, "custom_traits": "Sailing (Adv.)", "traits": ["Occult", "Willpower"]},
+    )
     character = Character.objects.get(name="Mina")
     exported = client.get(reverse("sheet_export", args=[character.pk]))
     payload = json.loads(exported.content)
@@ -251,21 +280,43 @@ def test_export_then_import_round_trip(triad_campaign, player, client_for):
     assert payload["sheet"] == client.get(reverse("sheet_export", args=[copy.pk])).json()["sheet"]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"not json", "not valid JSON"),
-    (b'{"format": "other"}', "not a character export from this app"),
-    (json.dumps({"format": "tabletop-character", "version": 1, "system": "l5r", "name": "x",
-                 "sheet": {}}).encode(), "this campaign plays Triad"),
-    (json.dumps({"format": "tabletop-character", "version": 9, "system": "triad", "sheet": {}}).encode(),
-     "export version 9"),
-    (json.dumps({"format": "tabletop-character", "version": 1, "system": "triad", "name": "Cheat",
-                 "sheet": {**VALID, "body": 20, "mind": 20, "spirit": 20}}).encode(), "breaks this campaign"),
-    (b"{" + b" " * 70_000 + b"}", "too large"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not json", "not valid JSON"),
+        (b'{"format": "other"}', "not a character export from this app"),
+        (
+            json.dumps(
+                {"format": "tabletop-character", "version": 1, "system": "l5r", "name": "x", "sheet": {}}
+            ).encode(),
+            "this campaign plays Triad",
+        ),
+        (
+            json.dumps(
+                {"format": "tabletop-character", "version": 9, "system": "triad", "sheet": {}}
+            ).encode(),
+            "export version 9",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "tabletop-character",
+                    "version": 1,
+                    "system": "triad",
+                    "name": "Cheat",
+                    "sheet": {**VALID, "body": 20, "mind": 20, "spirit": 20},
+                }
+            ).encode(),
+            "breaks this campaign",
+        ),
+        (b"{" + b" " * 70_000 + b"}", "too large"),
+    ],
+)
 def test_import_refusals(triad_campaign, player, client_for, content, message):
     before = counts()
     upload = SimpleUploadedFile("c.json", content, content_type="application/json")
-    response = client_for(player).post(reverse("character_import", args=[triad_campaign.pk]), {"file": upload},
-                                       follow=True)
+    response = client_for(player).post(
+        reverse("character_import", args=[triad_campaign.pk]), {"file": upload}, follow=True
+    )
     assert message in response.content.decode()
     assert counts() == before
