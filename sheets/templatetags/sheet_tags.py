@@ -58,7 +58,7 @@ def _curve(curve: Curve):
         '<svg class="odds-picture" viewBox="0 0 {} {}" width="{}" height="{}" role="img" '
         'aria-label="Chance of reaching each total; TN {} marked: {}">'
         '<polyline points="{}" class="curve"/>'
-        '<line x1="{:.1f}" x2="{:.1f}" y1="0" y2="{}" class="target"/></svg>',
+        '<line x1="{}" x2="{}" y1="0" y2="{}" class="target"/></svg>',
         WIDTH,
         HEIGHT,
         WIDTH,
@@ -66,8 +66,9 @@ def _curve(curve: Curve):
         curve.target,
         format_percent(target_p),
         path,
-        x_of(curve.target),
-        x_of(curve.target),
+        # format_html escapes its arguments into strings first, so numbers are formatted here.
+        f"{x_of(curve.target):.1f}",
+        f"{x_of(curve.target):.1f}",
         HEIGHT,
     )
 

@@ -1,0 +1,81 @@
+"""A player builds an L5R character in the browser, edits it in place and rolls from the sheet."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.models import FeedEntry
+from sheets.models import L5RSheet
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def l5r_table(make_campaign, player):
+    return make_campaign("l5r", players=[player], name="Winter Court")
+
+
+def test_build_edit_and_roll_an_l5r_character(new_page, l5r_table, player):
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(l5r_table.get_absolute_url())
+    page.get_by_role("link", name="New character").click()
+
+    page.locator("#id_name").fill("Hida Kuroda")
+    page.locator("#id_school").fill("Hida Bushi School")
+    page.locator("#id_agility").fill("6")
+    page.locator("#id_skill_kenjutsu").fill("7")
+    # The pool is worked out on the server as the player types, after the Ten Dice Rule.
+    expect(page.locator("#pool-preview-skill_kenjutsu")).to_have_text("13k6 → 10k7")
+    page.locator("#id_void").fill("11")
+    page.get_by_role("button", name="Create character").click()
+    # Refused with the message on the field at fault, what was typed kept.
+    expect(page.get_by_text("Void must be from 1 to 10, not 11.")).to_be_visible()
+    expect(page.locator("#id_name")).to_have_value("Hida Kuroda")
+    expect(page.locator("#id_skill_kenjutsu")).to_have_value("7")
+    assert not L5RSheet.objects.exists()
+    page.locator("#id_void").fill("2")
+    page.locator("label", has_text="Katana (DR 3k2)").click()
+    page.get_by_role("button", name="Create character").click()
+    expect(page.get_by_role("heading", name="Hida Kuroda")).to_be_visible()
+
+    # Edit in place: click, type, Enter; the ring the trait belongs to follows.
+    expect(page.locator("#ring-rank-fire")).to_have_text("2")
+    page.get_by_role("button", name="Edit Intelligence: 2").click()
+    field = page.get_by_label("Intelligence", exact=True)
+    field.fill("12")
+    field.press("Enter")
+    expect(page.get_by_role("alert").filter(has_text="Intelligence must be at most 10.")).to_be_visible()
+    page.get_by_label("Intelligence", exact=True).fill("4")
+    page.get_by_label("Intelligence", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit Intelligence: 4")).to_be_visible()
+    expect(page.locator("#ring-rank-fire")).to_have_text("4")
+    assert L5RSheet.objects.get().intelligence == 4
+
+    # Options change the chance on the button; more raises than Void are refused.
+    kenjutsu = page.locator(".roll-button", has_text="Kenjutsu 7")
+    before = kenjutsu.locator(".roll-chance").inner_text()
+    page.locator("#roll-options-panel summary").click()
+    page.locator("#id_tn").fill("35")
+    expect(kenjutsu.locator(".roll-chance")).not_to_have_text(before)
+    expect(kenjutsu).to_contain_text("10k7 vs TN 35")
+    page.locator("#id_raises").fill("3")
+    expect(page.get_by_text("With Void 2 you can call at most 2 raises.")).to_be_visible()
+    page.locator("#id_raises").fill("1")
+    expect(page.locator(".roll-button", has_text="Kenjutsu 7")).to_contain_text("vs TN 40")
+
+    # Roll with a Void point: every die lands on the sheet, kept and dropped marked, total against the TN.
+    page.get_by_label("Spend a Void point (+1k1)").check()
+    expect(page.locator(".roll-button", has_text="Kenjutsu 7")).to_contain_text("14k7 → 10k9")
+    page.locator(".roll-button", has_text="Kenjutsu 7").click()
+    result = page.locator("#roll-result .roll-entry")
+    expect(result).to_be_visible()
+    expect(result.locator(".die")).to_have_count(10)
+    expect(result.locator(".die.dropped")).to_have_count(1)
+    expect(page.locator("#void-left")).to_have_text("1")
+    expect(page.get_by_role("button", name="Edit Void points spent: 1")).to_be_visible()
+    entry = FeedEntry.objects.get()
+    assert entry.request["effective_tn"] == 40 and len(entry.result["chains"]) == 10
+    expect(result).to_contain_text("vs TN 40")

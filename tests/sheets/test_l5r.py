@@ -1,0 +1,471 @@
+"""The L5R Roll & Keep builder, sheet edits and rolls, through the views."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from campaigns.models import FeedEntry
+from rules import l5r as rules
+from sheets.models import Character, L5RSheet, L5RSkill, L5RWeapon
+from sheets.systems import SYSTEMS
+from sheets.systems.base import format_percent
+
+from .conftest import HTMX
+
+VALID = {
+    "name": "Hida Kuroda",
+    "school": "Hida Bushi School",
+    "school_rank": 1,
+    "stamina": 3,
+    "willpower": 2,
+    "strength": 3,
+    "perception": 2,
+    "agility": 3,
+    "intelligence": 2,
+    "reflexes": 2,
+    "awareness": 2,
+    "void": 2,
+    "skill_kenjutsu": 3,
+    "skill_kenjutsu_emphasis": "Tetsubo",
+    "skill_athletics": 1,
+    "skill_defense": 2,
+    "weapons": ["dai_tsuchi", "yumi"],
+    "notes": "",
+}
+
+
+def counts():
+    return (Character.objects.count(), L5RSheet.objects.count(), L5RSkill.objects.count(),
+            L5RWeapon.objects.count())
+
+
+@pytest.fixture
+def l5r_campaign(make_campaign, player):
+    return make_campaign("l5r", players=[player])
+
+
+def build(client, campaign, **change):
+    return client.post(reverse("character_new", args=[campaign.pk]), {**VALID, **change})
+
+
+# ----- builder -----------------------------------------------------------------------------------------
+
+
+def test_valid_build_saves_every_row(l5r_campaign, player, client_for):
+    response = build(client_for(player), l5r_campaign)
+    character = Character.objects.get(name="Hida Kuroda")
+    assert response.url == character.get_absolute_url()
+    sheet = character.l5r
+    assert sheet.trait_values() == {t: VALID[t] for t in rules.TRAITS}
+    assert (sheet.void, sheet.void_spent, sheet.school, sheet.school_rank, sheet.wounds) == (
+        2, 0, "Hida Bushi School", 1, 0)
+    skills = {s.name: (s.rank, s.trait, s.emphasis) for s in character.l5r_skills.all()}
+    assert skills == {
+        "Kenjutsu": (3, "agility", "Tetsubo"),
+        "Athletics": (1, "strength", ""),
+        "Defense": (2, "reflexes", ""),
+    }
+    weapons = {w.name: (w.rolled, w.kept, w.bow_strength) for w in character.l5r_weapons.all()}
+    assert weapons == {"Dai tsuchi": (5, 2, None), "Yumi": (2, 2, 3)}
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        ({"stamina": 0}, "stamina", "Stamina must be from 1 to 10, not 0."),
+        ({"awareness": 11}, "awareness", "Awareness must be from 1 to 10, not 11."),
+        ({"agility": "quick"}, "agility", "Enter a whole number."),
+        ({"willpower": ""}, "willpower", "This field is required."),
+        ({"void": 0}, "void", "Void must be from 1 to 10, not 0."),
+        ({"void": 12}, "void", "Void must be from 1 to 10, not 12."),
+        ({"skill_kenjutsu": 11}, "skill_kenjutsu", "Kenjutsu must be from 0 to 10, not 11."),
+        ({"skill_tea_ceremony": -1}, "skill_tea_ceremony", "Tea Ceremony must be from 0 to 10, not -1."),
+        ({"skill_lore_emphasis": "Shadowlands"}, "skill_lore_emphasis", "needs at least one rank in Lore"),
+        ({"skill_kenjutsu_emphasis": "x" * 61}, "skill_kenjutsu_emphasis", "at most 60 characters"),
+        ({"school_rank": 0}, "school_rank", "School rank must be from 1 to 10, not 0."),
+        ({"school_rank": 11}, "school_rank", "School rank must be from 1 to 10, not 11."),
+        ({"school": ""}, "school", "This field is required."),
+        ({"weapons": ["nodachi"]}, "weapons", "Select a valid choice"),
+        ({"name": ""}, "name", "This field is required."),
+    ],
+)
+def test_builder_refuses_each_creation_rule(l5r_campaign, player, client_for, change, field, message):
+    before = counts()
+    response = build(client_for(player), l5r_campaign, **change)
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert message in " ".join(errors.get(field, [])), errors
+    assert counts() == before
+    assert message.split(",")[0].split(" (")[0] in response.content.decode().replace("&#x27;", "'")
+
+
+def test_builder_reports_every_bad_field_at_once(l5r_campaign, player, client_for):
+    response = build(client_for(player), l5r_campaign, stamina=0, void=11, skill_kenjutsu=12)
+    assert set(response.context["form"].errors) == {"stamina", "void", "skill_kenjutsu"}
+    assert 'class="form-control form-control-sm is-invalid"' in response.content.decode()
+
+
+def test_builder_shows_each_skill_pool_after_the_ten_dice_rule(l5r_campaign, player, client_for):
+    # Agility 6 + Kenjutsu 7 is 13k6; past ten, two rolled dice buy a kept die and the odd one is lost.
+    response = build(client_for(player), l5r_campaign, agility=6, skill_kenjutsu=7, name="")
+    page = response.content.decode()
+    assert "13k6 → 10k7" in page
+    assert "2k2 unskilled" in page  # an untrained Awareness skill
+    assert 'id="ring-preview-fire"' in page
+
+
+def test_live_preview_works_the_pools_out_on_the_server(l5r_campaign, player, client_for):
+    url = reverse("l5r_builder_preview", args=[l5r_campaign.pk])
+    data = {**VALID, "agility": 4, "skill_kenjutsu": 7, "perception": 5, "strength": 6}
+    body = client_for(player).post(url, data, **HTMX).content.decode()
+    assert 'id="pool-preview-skill_kenjutsu" for="id_skill_kenjutsu" hx-swap-oob="true">11k4 → 10k4<' in body
+    assert 'id="ring-preview-water" title="Water ring" hx-swap-oob="true">5<' in body
+    l5r_campaign.options = {"l5r_odd_die_bonus": True}
+    l5r_campaign.save()
+    body = client_for(player).post(url, data, **HTMX).content.decode()
+    assert "11k4 → 10k4+2<" in body
+    assert not Character.objects.exists()
+
+
+def test_live_preview_is_for_members_of_an_l5r_table(
+        l5r_campaign, make_campaign, player, outsider, client_for):
+    url = reverse("l5r_builder_preview", args=[l5r_campaign.pk])
+    assert client_for(outsider).post(url, VALID, **HTMX).status_code == 404
+    assert client_for(player).get(url, **HTMX).status_code == 405
+    triad = make_campaign("triad", players=[player], name="Other")
+    assert client_for(player).post(reverse("l5r_builder_preview", args=[triad.pk]), VALID).status_code == 404
+
+
+def test_demo_characters_build(demo_character, player, other_player):
+    shinai = demo_character("l5r")
+    assert shinai.name == "Bayushi Shinai"
+    assert shinai.l5r.reflexes == 3 and shinai.l5r_skills.get(name="Kyujutsu").rank == 4
+    tishi = Character.objects.get(owner=other_player)
+    assert tishi.name == "Isawa Tishi" and tishi.l5r.school_rank == 1
+    assert rules.ring_rank("fire", tishi.l5r.trait_values()) == 3
+    assert SYSTEMS["l5r"].party_summary(shinai) == "Wounds 0 · Void 2/2"
+
+
+# ----- the sheet ---------------------------------------------------------------------------------------
+
+
+def test_sheet_shows_everything(demo_character, player, client_for):
+    character = demo_character("l5r")
+    page = client_for(player).get(character.get_absolute_url()).content.decode()
+    for text in ("Bayushi Bushi School", "Kyujutsu", "7k3", "Deceit", "Yumi", "Katana", "Wounds",
+                 'id="ring-rank-air"', 'id="void-left"', "Unarmed"):
+        assert text in page, text
+
+
+def edit(client, character, path, value, version=None, **extra):
+    return client.post(
+        reverse("sheet_field", args=[character.pk, path]),
+        {"value": value, "version": character.version if version is None else version, **extra},
+        **HTMX,
+    )
+
+
+def test_editing_a_trait_refreshes_its_ring_and_pools(demo_character, player, client_for):
+    character = demo_character("l5r")  # Reflexes 3, Awareness 3: Air 3
+    response = edit(client_for(player), character, "awareness", "2")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'id="ring-rank-air" title="Air ring: the lower of its traits" hx-swap-oob="true">2<' in body
+    character.refresh_from_db()
+    assert character.l5r.awareness == 2 and character.version == 2
+
+
+def test_editing_skill_rank_emphasis_and_weapon(demo_character, player, client_for):
+    character = demo_character("l5r")
+    client = client_for(player)
+    kyujutsu = character.l5r_skills.get(name="Kyujutsu")
+    assert edit(client, character, f"skill:{kyujutsu.pk}:rank", "5").status_code == 200
+    character.refresh_from_db()
+    assert edit(client, character, f"skill:{kyujutsu.pk}:emphasis", "Yumi").status_code == 200
+    character.refresh_from_db()
+    katana = character.l5r_weapons.get(name="Katana")
+    response = edit(client, character, f"weapon:{katana.pk}:kept", "3")
+    assert f'id="weapon-damage-{katana.pk}" hx-swap-oob="true">5k3<' in response.content.decode()
+    character.refresh_from_db()
+    assert edit(client, character, "wounds", "7").status_code == 200
+    kyujutsu.refresh_from_db()
+    katana.refresh_from_db()
+    character.l5r.refresh_from_db()
+    assert (kyujutsu.rank, kyujutsu.emphasis, katana.kept, character.l5r.wounds) == (5, "Yumi", 3, 7)
+    assert SYSTEMS["l5r"].party_summary(character) == "Wounds 7 · Void 2/2"
+
+
+def test_lowering_void_drags_points_spent_down(demo_character, player, client_for):
+    character = demo_character("l5r")
+    L5RSheet.objects.filter(character=character).update(void=4, void_spent=3)
+    edit(client_for(player), character, "void", "2")
+    sheet = L5RSheet.objects.get(character=character)
+    assert (sheet.void, sheet.void_spent) == (2, 2)
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    ("stamina", "11", "Stamina must be at most 10."),
+    ("void", "0", "Void must be at least 1."),
+    ("reflexes", "abc", "Reflexes must be a whole number."),
+    ("void_spent", "3", "Void points spent must be at most 2."),
+    ("school_rank", "0", "School rank must be at least 1."),
+    ("school", "  ", "School cannot be empty."),
+    ("wounds", "-1", "Wounds must be at least 0."),
+])
+def test_bad_edit_shows_the_message_and_changes_nothing(
+        demo_character, player, client_for, path, value, message):
+    character = demo_character("l5r")
+    before = (character.version, L5RSheet.objects.filter(character=character).values().get())
+    response = edit(client_for(player), character, path, value)
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    character.refresh_from_db()
+    assert (character.version, L5RSheet.objects.filter(character=character).values().get()) == before
+
+
+def test_bad_skill_and_weapon_edits(demo_character, player, client_for):
+    character = demo_character("l5r")
+    client = client_for(player)
+    kenjutsu = character.l5r_skills.get(name="Kenjutsu")
+    katana = character.l5r_weapons.get(name="Katana")
+    assert "Kenjutsu rank must be at most 10." in edit(
+        client, character, f"skill:{kenjutsu.pk}:rank", "11").content.decode()
+    assert "Katana kept dice must be at least 1." in edit(
+        client, character, f"weapon:{katana.pk}:kept", "0").content.decode()
+    assert edit(client, character, f"skill:{kenjutsu.pk}:rank", "0").status_code == 200
+    character.refresh_from_db()
+    # A skill taken down to rank 0 rolls unskilled by itself: no exploding tens, no raises.
+    expected = format_percent(rules.chance(3, 3, 15, explode=False))
+    assert f"Kenjutsu 0 - <span class=\"roll-chance\">{expected}</span>" in buttons(client, character)
+    response = edit(client, character, f"skill:{kenjutsu.pk}:emphasis", "Katana")
+    assert response.status_code == 422 and "needs at least one rank" in response.content.decode()
+    assert edit(client, character, "weapon:999999:kept", "2").status_code == 404
+    kenjutsu.refresh_from_db()
+    katana.refresh_from_db()
+    assert (kenjutsu.rank, kenjutsu.emphasis, katana.kept) == (0, "", 2)
+
+
+def test_stale_save_is_refused_with_the_current_value(demo_character, player, gm, client_for):
+    character = demo_character("l5r")
+    stale_version = character.version
+    assert edit(client_for(gm), character, "wounds", "4").status_code == 200
+    response = edit(client_for(player), character, "wounds", "9", version=stale_version)
+    assert response.status_code == 409
+    body = response.content.decode()
+    assert "Wounds is now 4" in body and 'value="9"' in body
+    assert L5RSheet.objects.get(character=character).wounds == 4
+
+
+# ----- buttons and options -----------------------------------------------------------------------------
+
+
+def buttons(client, character, **options):
+    data = {"tn": 15, "raises": 0, "free_raises": 0, "free_on_tn": 0, **options}
+    return client.get(reverse("sheet_buttons", args=[character.pk]), data, **HTMX).content.decode()
+
+
+def test_buttons_show_exact_chances_and_raises_cost(demo_character, player, client_for):
+    character = demo_character("l5r")  # Shinai: Reflexes 3, Kyujutsu 4 -> 7k3
+    client = client_for(player)
+    page = buttons(client, character, tn=20)
+    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(rules.chance(7, 3, 20))}</span>" in page
+    assert "7k3 vs TN 20" in page
+    page = buttons(client, character, tn=20, raises=1)
+    assert format_percent(rules.chance(7, 3, 25)) in page and "7k3 vs TN 25" in page
+    page = buttons(client, character, tn=20, raises=1, free_raises=1, free_on_tn=1)
+    assert "7k3 vs TN 20" in page
+    assert f"Reflexes 3 - <span class=\"roll-chance\">{format_percent(rules.chance(3, 3, 20))}</span>" in page
+    assert f"Air 3 - <span class=\"roll-chance\">{format_percent(rules.chance(3, 3, 20))}</span>" in page
+    assert "Katana damage" in page and "5k2" in page  # DR 3k2 + Strength 2
+    assert "Yumi, standard arrow" in page and "5k2" in page
+
+
+def test_more_raises_than_void_are_refused(demo_character, player, client_for):
+    character = demo_character("l5r")  # Void 2
+    page = buttons(client_for(player), character, raises=3)
+    assert "With Void 2 you can call at most 2 raises." in page
+    assert "data-roll-key" not in page
+
+
+def test_void_point_adds_a_kept_die(demo_character, player, client_for):
+    character = demo_character("l5r")
+    page = buttons(client_for(player), character, tn=20, use_void="on")
+    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(rules.chance(8, 4, 20))}</span>" in page
+    L5RSheet.objects.filter(character=character).update(void_spent=2)
+    page = buttons(client_for(player), character, use_void="on")
+    assert "No Void points left: all 2 are spent." in page
+
+
+def test_unskilled_rolls(demo_character, player, client_for):
+    character = demo_character("l5r")
+    client = client_for(player)
+    assert "Hunting 0" not in buttons(client, character)
+    page = buttons(client, character, unskilled="on")
+    expected = format_percent(rules.chance(3, 3, 15, explode=False))
+    assert f"Hunting 0 - <span class=\"roll-chance\">{expected}</span>" in page
+    assert "3k3 unskilled vs TN 15" in page
+    assert "unskilled: no raises" in buttons(client, character, unskilled="on", raises=1)
+
+
+def test_ten_dice_house_rule_changes_the_chance(make_campaign, player, client_for):
+    campaign = make_campaign("l5r", players=[player])
+    client = client_for(player)
+    build(client, campaign, agility=4, skill_kenjutsu=7)  # 11k4: the odd die is lost, or +2 with the rule
+    character = Character.objects.get()
+    plain = buttons(client, character, tn=30)
+    assert "11k4 → 10k4 vs TN 30" in plain
+    assert format_percent(rules.chance(11, 4, 30)) in plain
+    campaign.options = {"l5r_odd_die_bonus": True}
+    campaign.save()
+    house = buttons(client, character, tn=30)
+    assert "11k4 → 10k4+2 vs TN 30" in house
+    assert format_percent(rules.chance(11, 4, 30, odd_die_bonus=True)) in house
+    assert rules.chance(11, 4, 30, odd_die_bonus=True) > rules.chance(11, 4, 30)
+
+
+def test_shugenja_get_spell_buttons(demo_character, other_player, client_for):
+    demo_character("l5r")
+    tishi = Character.objects.get(owner=other_player)  # Fire 3, school rank 1: 4k3 (the seed's example)
+    page = buttons(client_for(other_player), tishi)
+    assert f"Fire spell - <span class=\"roll-chance\">{format_percent(rules.chance(4, 3, 15))}</span>" in page
+
+
+# ----- rolls -------------------------------------------------------------------------------------------
+
+
+def roll(client, character, key, **options):
+    data = {"tn": 15, "raises": 0, "free_raises": 0, "free_on_tn": 0, "visibility": "public", **options}
+    return client.post(reverse("sheet_roll", args=[character.pk, key]), data, **HTMX)
+
+
+def test_the_seeds_kyujutsu_example(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")
+    kyujutsu = character.l5r_skills.get(name="Kyujutsu")
+    # Seed: Shinai rolls 2, 4, 5, 7, 7, 8 and 12 (a 10 then a 2), keeps 7, 8, 12: 27 against TN 20.
+    fixed_dice(2, 4, 5, 7, 7, 8, 10, 2)
+    response = roll(client_for(player), character, f"skill:{kyujutsu.pk}", tn=20)
+    assert response.status_code == 200
+    entry = FeedEntry.objects.get()
+    assert [d["face"] for d in entry.result["dice"]] == [2, 4, 5, 7, 7, 8, 12]
+    assert [d["kept"] for d in entry.result["dice"]] == [False, False, False, True, False, True, True]
+    assert [d["exploded"] for d in entry.result["dice"]] == [False] * 6 + [True]
+    assert entry.result["chains"] == [[2], [4], [5], [7], [7], [8], [10, 2]]
+    assert entry.result["total"] == 27 and entry.result["outcome"] == "success"
+    assert Fraction(entry.chance) == rules.chance(7, 3, 20)
+    body = response.content.decode()
+    assert "27 vs TN 20" in body and "10 + 2" in body
+
+
+def test_raises_made_and_missed(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")
+    key = f"skill:{character.l5r_skills.get(name='Kyujutsu').pk}"
+    client = client_for(player)
+    fixed_dice(2, 4, 5, 7, 7, 8, 10, 2)
+    roll(client, character, key, tn=20, raises=1)
+    entry = FeedEntry.objects.get()
+    assert entry.result["outcome"] == "success" and "1 raise made" in entry.summary
+    assert entry.request["effective_tn"] == 25
+    fixed_dice(2, 4, 5, 7, 7, 8, 10, 2)
+    roll(client, character, key, tn=20, raises=2)
+    entry = FeedEntry.objects.latest("seq")
+    assert entry.result["outcome"] == "failure" and "TN without the raises was reached" in entry.summary
+
+
+def test_void_point_is_spent_and_saved(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")
+    fixed_dice(5, 5, 5, 5)  # Reflexes 3 + Void: 4k4
+    response = roll(client_for(player), character, "trait:reflexes", use_void="on")
+    assert response.status_code == 200
+    entry = FeedEntry.objects.get()
+    assert entry.result["total"] == 20 and entry.result["changes"] == ["Void point spent: 1 of 2 left"]
+    assert L5RSheet.objects.get(character=character).void_spent == 1
+    body = response.content.decode()
+    assert 'id="void-left" hx-swap-oob="true">1<' in body
+    assert "Edit Void points spent: 1" in body
+
+
+def test_no_void_left_refuses_the_roll(demo_character, player, client_for):
+    character = demo_character("l5r")
+    L5RSheet.objects.filter(character=character).update(void_spent=2)
+    response = roll(client_for(player), character, "trait:reflexes", use_void="on")
+    assert response.status_code == 422 and "No Void points left" in response.content.decode()
+    assert not FeedEntry.objects.exists()
+    assert L5RSheet.objects.get(character=character).void_spent == 2
+
+
+def test_unskilled_roll_does_not_explode_and_refuses_raises(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")  # Perception 3, no Hunting
+    client = client_for(player)
+    response = roll(client, character, "untrained:hunting", raises=1)
+    assert response.status_code == 422 and "unskilled roll cannot use raises" in response.content.decode()
+    assert not FeedEntry.objects.exists()
+    fixed_dice(10, 5, 1)
+    roll(client, character, "untrained:hunting")
+    entry = FeedEntry.objects.get()
+    assert entry.result["chains"] == [[10], [5], [1]] and entry.result["total"] == 16
+    assert not any(d["exploded"] for d in entry.result["dice"])
+
+
+def test_damage_roll(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")  # Strength 2, katana 3k2: 5k2
+    katana = character.l5r_weapons.get(name="Katana")
+    fixed_dice(3, 10, 4, 6, 1, 2)
+    roll(client_for(player), character, f"damage:{katana.pk}")
+    entry = FeedEntry.objects.get()
+    assert [d["face"] for d in entry.result["dice"]] == [3, 14, 6, 1, 2]
+    assert entry.result["total"] == 20 and entry.result["outcome"] == "damage"
+    assert entry.summary.startswith("20 damage")
+
+
+def test_bow_damage_uses_the_bows_strength(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")
+    yumi = character.l5r_weapons.get(name="Yumi")
+    fixed_dice(1, 2, 3, 4, 5)  # yumi strength 3 + standard arrow 2k2: 5k2
+    roll(client_for(player), character, f"bow:{yumi.pk}:standard_arrow")
+    assert FeedEntry.objects.get().result["total"] == 9
+
+
+def test_unknown_roll_key_is_404(demo_character, player, client_for):
+    character = demo_character("l5r")
+    for key in ("trait:luck", "skill:999999", "untrained:basketweaving", "bow:1:rock"):
+        assert roll(client_for(player), character, key).status_code == 404
+    assert not FeedEntry.objects.exists()
+
+
+# ----- export and import -------------------------------------------------------------------------------
+
+
+def test_export_then_import_round_trip(demo_character, player, client_for):
+    character = demo_character("l5r")
+    client = client_for(player)
+    exported = client.get(reverse("sheet_export", args=[character.pk]))
+    payload = json.loads(exported.content)
+    assert payload["system"] == "l5r" and payload["sheet"]["skill_kyujutsu"] == 4
+    assert payload["sheet"]["skill_sincerity_emphasis"] == "Deceit"
+    upload = SimpleUploadedFile("c.json", exported.content, content_type="application/json")
+    response = client.post(reverse("character_import", args=[character.campaign_id]), {"file": upload})
+    copy = Character.objects.exclude(pk=character.pk).get(name=character.name)
+    assert response.url == copy.get_absolute_url()
+    assert payload["sheet"] == client.get(reverse("sheet_export", args=[copy.pk])).json()["sheet"]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"not json", "not valid JSON"),
+    (json.dumps({"format": "tabletop-character", "version": 1, "system": "triad", "name": "x",
+                 "sheet": {}}).encode(), "this campaign plays L5R Roll &amp; Keep"),
+    (json.dumps({"format": "tabletop-character", "version": 1, "system": "l5r", "name": "Cheat",
+                 "sheet": {**VALID, "void": 11}}).encode(), "Void must be from 1 to 10"),
+    (json.dumps({"format": "tabletop-character", "version": 1, "system": "l5r", "name": "Odd",
+                 "sheet": {**VALID, "weapons": ["katana", "nodachi"]}}).encode(), "breaks this campaign"),
+    (b"{" + b" " * 70_000 + b"}", "too large"),
+])
+def test_import_refusals(l5r_campaign, player, client_for, content, message):
+    before = counts()
+    upload = SimpleUploadedFile("c.json", content, content_type="application/json")
+    response = client_for(player).post(reverse("character_import", args=[l5r_campaign.pk]), {"file": upload},
+                                       follow=True)
+    assert message in response.content.decode()
+    assert counts() == before
