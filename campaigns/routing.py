@@ -1,1 +1,7 @@
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from .consumers import TableConsumer
+
+websocket_urlpatterns: list = [
+    path("ws/campaigns/<int:campaign_id>/table/", TableConsumer.as_asgi()),
+]

@@ -121,15 +121,23 @@ def feed_for_viewer(
 def feed_since(user, campaign: Campaign, *, after_seq: int, limit: int) -> tuple[list[FeedEntry], int, bool]:
     """What a reconnecting viewer missed: entries after ``after_seq``, oldest first, filtered for them.
 
-    Returns (entries, newest_seq, complete). ``newest_seq`` is the highest seq looked at, visible or not,
-    so the caller knows where the live stream must pick up; ``complete`` is False when more than
-    ``limit`` entries were missed and the caller should reload the feed instead.
+    Returns (entries, newest_seq, complete). ``newest_seq`` is the seq the live stream must pick up
+    after (entries the viewer may not see count too, so they are not mistaken for a gap); it is for
+    the server only and never sent. ``complete`` is False when more than ``limit`` entries were missed
+    and the caller should have the client reload the feed instead.
     """
-    rows = list(_feed_queryset(campaign).filter(seq__gt=after_seq).order_by("seq")[: limit + 1])
-    complete = len(rows) <= limit
-    rows = rows[:limit]
-    newest_seq = rows[-1].seq if rows else after_seq
-    return _with_variants(rows, user, campaign), newest_seq, complete
+    # Read the counter first: it moves in the same transaction as each entry, so every seq up to it
+    # is committed and readable now; later ones will arrive live.
+    newest_seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign.pk)
+    rows = list(
+        _feed_queryset(campaign)
+        .filter(_visible_filter(user, campaign), seq__gt=after_seq, seq__lte=newest_seq)
+        .order_by("seq")[: limit + 1]
+    )
+    if len(rows) > limit:
+        rows = rows[:limit]
+        return _with_variants(rows, user, campaign), rows[-1].seq, False
+    return _with_variants(rows, user, campaign), newest_seq, True
 
 
 def table_seat(user, campaign_id: int) -> Campaign | None:

@@ -132,9 +132,12 @@ def _feed_entry_save(
             visibility=visibility,
             idempotency_key=idempotency_key or None,
         )
-        # The row's relations come from server code, and the unique constraints are the database's to
-        # enforce (a race on one idempotency key surfaces as IntegrityError, handled by the caller).
-        entry.full_clean(exclude=["campaign", "author", "character"], validate_constraints=False)
+        # Relations and JSON come from server code (a chat line's result is rightly empty); the unique
+        # constraints are the database's to enforce (a race on one idempotency key surfaces as
+        # IntegrityError, handled by the caller). The text columns are still checked.
+        entry.full_clean(
+            exclude=["campaign", "author", "character", "request", "result"], validate_constraints=False
+        )
         entry.save()
         from . import realtime
 

@@ -13,5 +13,10 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/members/<int:user_id>/remove/", views.member_remove, name="member_remove"
     ),
     path("campaigns/<int:campaign_id>/leave/", views.campaign_leave, name="campaign_leave"),
+    path("campaigns/<int:campaign_id>/table/", views.table, name="table"),
+    path("campaigns/<int:campaign_id>/table/feed/", views.table_feed, name="table_feed"),
+    path("campaigns/<int:campaign_id>/table/roll/", views.table_roll, name="table_roll"),
+    path("campaigns/<int:campaign_id>/table/chat/", views.table_chat, name="table_chat"),
+    path("campaigns/<int:campaign_id>/table/party/", views.table_party, name="table_party"),
     path("join/<str:token>/", views.campaign_join, name="campaign_join"),
 ]

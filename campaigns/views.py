@@ -1,13 +1,20 @@
+import uuid
+
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from rules.dice import RulesError
+from rules.notation import NotationError
+
 from . import selectors, services
 from .forms import CampaignForm
-from .models import Campaign
+from .models import Campaign, Visibility
 
 
 @login_not_required
@@ -107,3 +114,174 @@ def campaign_join(request, token: str):
         return render(request, "campaigns/join_invalid.html", status=404)
     already = selectors.is_member(request.user, campaign)
     return render(request, "campaigns/join.html", {"campaign": campaign, "already": already})
+
+
+# ---------------------------------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------------------------------
+
+
+def _new_key() -> str:
+    return uuid.uuid4().hex
+
+
+class DiceBoxForm(forms.Form):
+    notation = forms.CharField(
+        label="Dice",
+        max_length=200,
+        widget=forms.TextInput(
+            attrs={"placeholder": "2d6+1, d20 adv vs 15, 7k3 vs 20, 5x5 vs 6", "autocomplete": "off"}
+        ),
+    )
+    visibility = forms.ChoiceField(label="Who sees it", choices=Visibility.choices, initial=Visibility.PUBLIC)
+    character = forms.ModelChoiceField(
+        label="As", queryset=None, required=False, empty_label="(no character)"
+    )
+    # A fresh key per rendered form: a double-click or a retried POST carries it twice and rolls once.
+    idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$", widget=forms.HiddenInput)
+
+    def __init__(self, *args, characters, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"].queryset = characters
+        if not characters.exists():
+            del self.fields["character"]
+
+
+class ChatForm(forms.Form):
+    text = forms.CharField(
+        label="Say",
+        max_length=services.CHAT_MAX_LENGTH,
+        widget=forms.TextInput(attrs={"placeholder": "Say something to the table", "autocomplete": "off"}),
+    )
+    idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$", widget=forms.HiddenInput)
+
+
+def _dice_form(request, campaign, data=None) -> DiceBoxForm:
+    characters = selectors.characters_user_can_roll(request.user, campaign)
+    return DiceBoxForm(data, characters=characters, initial={"idempotency_key": _new_key()})
+
+
+def _chat_form(data=None) -> ChatForm:
+    return ChatForm(data, initial={"idempotency_key": _new_key()})
+
+
+def _table_context(request, campaign, **forms_given) -> dict:
+    entries, older_than = selectors.feed_for_viewer(request.user, campaign)
+    is_gm = campaign.is_gm(request.user)
+    return {
+        "campaign": campaign,
+        "is_gm": is_gm,
+        "entries": entries,
+        "older_than": older_than,
+        # The newest entry on the page: the socket's hello asks for everything after it.
+        "last_seq": entries[0].seq if entries else 0,
+        "dice_form": forms_given.get("dice_form") or _dice_form(request, campaign),
+        "chat_form": forms_given.get("chat_form") or _chat_form(),
+        "party": selectors.characters_for_table(campaign) if is_gm else None,
+        "notation_error": forms_given.get("notation_error"),
+    }
+
+
+def table(request, campaign_id: int):
+    campaign = selectors.campaign_for_member(request.user, campaign_id)
+    return TemplateResponse(request, "campaigns/table.html", _table_context(request, campaign))
+
+
+def table_feed(request, campaign_id: int):
+    """Older feed entries: the next page for the scrolling feed, or a plain history page without htmx."""
+    campaign = selectors.campaign_for_member(request.user, campaign_id)
+    try:
+        before_seq = int(request.GET.get("before", ""))
+    except ValueError:
+        before_seq = None
+    entries, older_than = selectors.feed_for_viewer(request.user, campaign, before_seq=before_seq)
+    context = {"campaign": campaign, "entries": entries, "older_than": older_than}
+    template = "campaigns/table_history.html"
+    if request.htmx:
+        template += "#feed-page"
+    return TemplateResponse(request, template, context)
+
+
+def _dice_box_response(request, campaign, form, *, status=200, notation_error=None):
+    if request.htmx:
+        return TemplateResponse(
+            request,
+            "campaigns/table.html#dice-box",
+            {"campaign": campaign, "dice_form": form, "notation_error": notation_error},
+            status=status,
+        )
+    context = _table_context(request, campaign, dice_form=form, notation_error=notation_error)
+    return TemplateResponse(request, "campaigns/table.html", context, status=status)
+
+
+@require_POST
+def table_roll(request, campaign_id: int):
+    """Roll a dice-box line on the server. htmx gets the dice box back; the entry arrives by websocket."""
+    campaign = selectors.campaign_for_member(request.user, campaign_id)
+    form = _dice_form(request, campaign, request.POST)
+    if not form.is_valid():
+        return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
+    data = form.cleaned_data
+    try:
+        services.table_roll_create(
+            campaign=campaign,
+            author=request.user,
+            notation_text=data["notation"],
+            visibility=data["visibility"],
+            character=data.get("character"),
+            idempotency_key=data["idempotency_key"],
+        )
+    except NotationError as error:
+        # The message names the position; the template also draws a caret under the character.
+        shown = {"message": str(error), "text": error.text, "caret": " " * error.index + "^"}
+        return _dice_box_response(
+            request, campaign, form, status=200 if request.htmx else 400, notation_error=shown
+        )
+    except (RulesError, services.CampaignError) as error:
+        form.add_error(None, str(error))
+        status = 429 if isinstance(error, services.RateLimited) else 400
+        return _dice_box_response(request, campaign, form, status=200 if request.htmx else status)
+    if request.htmx:
+        # A fresh form (and key) for the next roll; the choice of visibility and character sticks.
+        fresh = _dice_form(request, campaign)
+        fresh.initial.update(visibility=data["visibility"], character=data.get("character"))
+        return _dice_box_response(request, campaign, fresh)
+    return redirect("table", campaign.pk)
+
+
+@require_POST
+def table_chat(request, campaign_id: int):
+    campaign = selectors.campaign_for_member(request.user, campaign_id)
+    form = _chat_form(request.POST)
+    status = 200
+    if form.is_valid():
+        try:
+            services.chat_line_create(
+                campaign=campaign,
+                author=request.user,
+                text=form.cleaned_data["text"],
+                idempotency_key=form.cleaned_data["idempotency_key"],
+            )
+        except services.CampaignError as error:
+            form.add_error("text", str(error))
+            status = 429 if isinstance(error, services.RateLimited) else 400
+        else:
+            if not request.htmx:
+                return redirect("table", campaign.pk)
+            form = _chat_form()
+    else:
+        status = 400
+    if request.htmx:
+        return TemplateResponse(
+            request, "campaigns/table.html#chat-box", {"campaign": campaign, "chat_form": form}
+        )
+    return TemplateResponse(
+        request, "campaigns/table.html", _table_context(request, campaign, chat_form=form), status=status
+    )
+
+
+def table_party(request, campaign_id: int):
+    """The GM's party panel alone, fetched again by the page when a sheet at the table changes."""
+    campaign = _gm_only(request, campaign_id)
+    context = {"campaign": campaign, "is_gm": True, "party": selectors.characters_for_table(campaign)}
+    return TemplateResponse(request, "campaigns/table.html#party-panel", context)

@@ -1,0 +1,285 @@
+"""One websocket per open table page: live feed entries for that viewer, catch-up, dice over the socket.
+
+The protocol, both ways as JSON text frames:
+
+    client -> server   {"type": "hello", "last_seq": n}          first, on every (re)connect
+                       {"type": "roll", "notation": "2d6+1", "visibility": "public", "key": "..."}
+                       {"type": "chat", "text": "...", "key": "..."}
+                       {"type": "ping"}
+    server -> client   {"type": "entry", "seq": n, "html": "<li ...>"}   oldest first, never repeated
+                       {"type": "ready"}          the catch-up after hello is done
+                       {"type": "ok", "action": "roll" | "chat", "seq": n, "key": "..."}
+                       {"type": "error", "action": ..., "message": "...", "key": "..."}
+                       {"type": "reload"}         too much was missed; fetch the page again
+                       {"type": "pong"}
+                       {"type": "party"}          (GM only) a sheet changed: refresh the party panel
+
+Anything else from the client closes that client's socket (code 4400) and nothing else; client data
+never goes into a group event. Close code 4403 means "you may not sit here any more": the page stops
+reconnecting.
+"""
+
+import json
+import logging
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from . import realtime, selectors, services
+from .models import Visibility
+
+logger = logging.getLogger(__name__)
+
+MAX_FRAME_CHARS = 2048  # a roll or chat request is far smaller; bigger frames are refused
+CATCH_UP_LIMIT = 200  # entries replayed at once; past that the client reloads the page instead
+KEY_MAX_LENGTH = 64
+
+CLOSE_BAD_MESSAGE = 4400
+CLOSE_NOT_SEATED = 4403
+CLOSE_UNSUPPORTED = 1003
+CLOSE_TOO_BIG = 1009
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    # These handlers reach the database only through database_sync_to_async, which closes stale
+    # connections itself; skipping AsyncConsumer.dispatch's aclose_old_connections() saves one thread
+    # hop per message and per viewer on every broadcast (shared/PERFORMANCE.md).
+    _WITHOUT_HOP = frozenset({"feed.entry", "member.removed", "sheet.changed", "websocket.receive"})
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.group = None
+        self.closing = False
+        self.campaign = None
+        # The highest seq this connection has dealt with (sent, or known hidden from this viewer);
+        # None until the client's hello says where it stands.
+        self.seen_seq = None
+
+    async def dispatch(self, message):
+        if message["type"] in self._WITHOUT_HOP:
+            await getattr(self, get_handler_name(message))(message)
+        elif message["type"].startswith("websocket.") or hasattr(self, get_handler_name(message)):
+            await super().dispatch(message)
+        else:
+            # A group event this version does not know (another part of the app, or a newer worker
+            # during a rolling deploy) must not crash every socket at the table.
+            logger.warning("table socket ignored an event of type %r", message["type"])
+
+    # -- connection -------------------------------------------------------------------------------
+
+    async def connect(self):
+        user = self.scope.get("user")
+        campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        campaign = None
+        if user is not None and user.is_authenticated:
+            campaign = await database_sync_to_async(selectors.table_seat)(user, campaign_id)
+        if campaign is None:
+            # Before accept, so the handshake is refused (HTTP 403) and not one frame is sent.
+            await self.close()
+            return
+        self.user = user
+        self.campaign = campaign
+        self.group = realtime.table_group(campaign.pk)
+        # Join before accepting: an entry committed from here on is either heard live or found by
+        # the catch-up that hello triggers.
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self._leave_group()
+
+    async def _leave_group(self):
+        if self.group is not None:
+            group, self.group = self.group, None
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _close(self, code: int):
+        self.closing = True
+        await self._leave_group()
+        await self.close(code=code)
+
+    async def _send_json(self, content: dict):
+        await self.send(text_data=json.dumps(content))
+
+    # -- from the client --------------------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if self.closing:
+            return
+        if text_data is None:
+            await self._close(CLOSE_UNSUPPORTED)
+            return
+        if len(text_data) > MAX_FRAME_CHARS:
+            await self._close(CLOSE_TOO_BIG)
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            message = None
+        action = message.get("type") if isinstance(message, dict) else None
+        handler = (
+            {
+                "hello": self.client_hello,
+                "roll": self.client_roll,
+                "chat": self.client_chat,
+                "ping": self.client_ping,
+            }.get(action)
+            if isinstance(action, str)
+            else None
+        )
+        if handler is None:
+            await self._close(CLOSE_BAD_MESSAGE)
+            return
+        await handler(message)
+
+    async def client_ping(self, message):
+        await self.send(text_data='{"type": "pong"}')
+
+    async def client_hello(self, message):
+        last_seq = message.get("last_seq", 0)
+        if isinstance(last_seq, bool) or not isinstance(last_seq, int) or last_seq < 0:
+            await self._close(CLOSE_BAD_MESSAGE)
+            return
+        if self.seen_seq is not None:
+            return  # one hello per connection; the stream is already flowing
+        if await self._catch_up(last_seq):
+            await self.send(text_data='{"type": "ready"}')
+
+    async def _catch_up(self, after_seq: int) -> bool:
+        """Send what this viewer missed after ``after_seq``, in order; False if the socket was closed."""
+        seated, frames, newest_seq, complete = await database_sync_to_async(self._missed)(after_seq)
+        if not seated:
+            await self._close(CLOSE_NOT_SEATED)
+            return False
+        for frame in frames:
+            await self.send(text_data=frame)
+        self.seen_seq = max(newest_seq, self.seen_seq or 0)
+        if not complete:
+            await self.send(text_data='{"type": "reload"}')
+        return True
+
+    def _missed(self, after_seq: int):
+        # Seated again on every catch-up: a player removed while their message was in flight must not
+        # read the feed on the strength of a check made at connect.
+        if selectors.table_seat(self.user, self.campaign.pk) is None:
+            return False, [], after_seq, True
+        entries, newest_seq, complete = selectors.feed_since(
+            self.user, self.campaign, after_seq=after_seq, limit=CATCH_UP_LIMIT
+        )
+        return True, [realtime.entry_frame(entry, entry.variant) for entry in entries], newest_seq, complete
+
+    async def client_roll(self, message):
+        key = message.get("key")
+        notation_text = message.get("notation")
+        visibility = message.get("visibility", Visibility.PUBLIC)
+        character_id = message.get("character_id")
+        problem = None
+        if not isinstance(notation_text, str):
+            problem = "Write the dice to roll, such as 2d6+1."
+        elif visibility not in Visibility.values:
+            problem = "Choose who may see this roll."
+        elif character_id is not None and (
+            isinstance(character_id, bool) or not isinstance(character_id, int)
+        ):
+            problem = "Choose one of your characters."
+        elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
+            problem = "That request key is not valid."
+        if problem is None:
+            problem, seq = await database_sync_to_async(self._roll)(
+                notation_text, visibility, character_id, key
+            )
+        await self._answer("roll", problem, seq if problem is None else None, key)
+
+    def _roll(self, notation_text, visibility, character_id, key):
+        from rules.dice import RulesError
+
+        campaign = selectors.table_seat(self.user, self.campaign.pk)
+        if campaign is None:
+            return "You are not at this table any more.", None
+        character = None
+        if character_id is not None:
+            character = (
+                selectors.characters_user_can_roll(self.user, campaign).filter(pk=character_id).first()
+            )
+            if character is None:
+                return "You cannot roll for that character.", None
+        try:
+            entry, _ = services.table_roll_create(
+                campaign=campaign,
+                author=self.user,
+                notation_text=notation_text,
+                visibility=visibility,
+                character=character,
+                idempotency_key=key,
+            )
+        except (RulesError, services.CampaignError) as error:
+            return str(error), None
+        return None, entry.seq
+
+    async def client_chat(self, message):
+        key = message.get("key")
+        text = message.get("text")
+        if not isinstance(text, str):
+            problem = "Write something to say."
+        elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
+            problem = "That request key is not valid."
+        else:
+            problem, seq = await database_sync_to_async(self._chat)(text, key)
+        await self._answer("chat", problem, seq if problem is None else None, key)
+
+    def _chat(self, text, key):
+        campaign = selectors.table_seat(self.user, self.campaign.pk)
+        if campaign is None:
+            return "You are not at this table any more.", None
+        try:
+            entry, _ = services.chat_line_create(
+                campaign=campaign, author=self.user, text=text, idempotency_key=key
+            )
+        except services.CampaignError as error:
+            return str(error), None
+        return None, entry.seq
+
+    async def _answer(self, action: str, problem: str | None, seq: int | None, key):
+        if self.closing:
+            return
+        if problem is None:
+            await self._send_json({"type": "ok", "action": action, "seq": seq, "key": key})
+        else:
+            await self._send_json({"type": "error", "action": action, "message": problem, "key": key})
+
+    # -- from the table's group -------------------------------------------------------------------
+
+    async def feed_entry(self, event):
+        if self.closing or self.seen_seq is None:
+            # Before hello there is nothing to do: this entry was committed before it was broadcast,
+            # so the catch-up that hello starts reads it from the database.
+            return
+        seq = event["seq"]
+        if seq <= self.seen_seq:
+            return  # already sent by a catch-up, or a late duplicate
+        if seq > self.seen_seq + 1:
+            # A gap: the layer dropped an event, or two workers' broadcasts crossed. The database
+            # has everything up to this seq (seqs commit in order), so read the gap from there.
+            await self._catch_up(self.seen_seq)
+            return
+        self.seen_seq = seq
+        variant = selectors.entry_variant(
+            visibility=event["visibility"],
+            author_id=event["author_id"],
+            viewer_id=self.user.pk,
+            gm_id=self.campaign.gm_id,
+        )
+        frame = event["frames"].get(variant) if variant else None
+        if frame is not None:
+            await self.send(text_data=frame)
+
+    async def sheet_changed(self, event):
+        # Only the GM has the party panel; the page fetches the fresh panel over HTTP, where the
+        # usual permission checks apply, so nothing of the sheet travels in this frame.
+        if not self.closing and self.seen_seq is not None and self.user.pk == self.campaign.gm_id:
+            await self.send(text_data='{"type": "party"}')
+
+    async def member_removed(self, event):
+        if not self.closing and event.get("user_id") == self.user.pk:
+            await self._close(CLOSE_NOT_SEATED)

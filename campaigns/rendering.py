@@ -1,0 +1,170 @@
+"""How a feed entry looks: its stored result turned into dice a template can draw, and its HTML.
+
+Two result shapes reach the feed, and :func:`entry_display` reads both (anything else falls back to
+the entry's one-line summary, so an unexpected shape never breaks the table):
+
+1. The dice box, from ``rules.notation.render_data``::
+
+       {"kind": "expression" | "five_by_five", "notation": "4d6kh3+2", "total": 13,
+        "target": 12 | None, "success": True | False | None,
+        "trump": bool, "doubles": bool,                        # five_by_five only
+        "terms": [{"kind": "dice" | "constant" | "roll_keep" | "five_by_five", "notation": "4d6kh3",
+                   "sign": 1 | -1, "bonus": 0, "value": 11,
+                   "dice": [{"faces": [6, 4], "total": 10, "kept": True, "exploded": True}, ...]}]}
+
+2. A sheet roll (a click on a descriptor, trait or skill)::
+
+       {"dice": [{"face": 6, "kept": True, "exploded": False, "trump": False}, ...],
+        "outcome": "Success" | "Failure" | "Trump" | any short text,
+        "total": 11 | None}
+
+   A die may carry ``"faces": [10, 7]`` instead of ``"face"`` when it exploded into a chain;
+   ``kept``, ``exploded`` and ``trump`` default to True, False and False.
+
+The display handed to ``templates/campaigns/_feed_entry.html`` is::
+
+    {"groups": [{"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...]}],
+     "total": int | None, "outcome": str, "tone": "success" | "failure" | "trump" | "",
+     "notes": [str, ...]}
+    Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool}
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from django.template.loader import render_to_string
+
+MAX_DICE_SHOWN = 200  # a 1000-die roll still renders; the rest is summed in the total
+
+
+def _int_or_none(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _die(raw) -> dict | None:
+    if not isinstance(raw, dict):
+        return None
+    faces = raw.get("faces")
+    if not isinstance(faces, list):
+        faces = [raw.get("face")]
+    faces = [face for face in (_int_or_none(f) for f in faces) if face is not None]
+    if not faces:
+        return None
+    exploded = bool(raw.get("exploded", len(faces) > 1))
+    return {
+        "faces": faces,
+        "text": "+".join(str(face) for face in faces),
+        "kept": bool(raw.get("kept", True)),
+        "exploded": exploded,
+        "trump": bool(raw.get("trump", False)),
+    }
+
+
+def _dice(raw_dice) -> list[dict]:
+    if not isinstance(raw_dice, list):
+        return []
+    return [die for die in (_die(raw) for raw in raw_dice[:MAX_DICE_SHOWN]) if die is not None]
+
+
+def _tone(outcome: str) -> str:
+    """Colour an outcome text by its meaning; sheet systems word their outcomes differently."""
+    words = outcome.lower()
+    if "trump" in words:
+        return "trump"
+    if any(word in words for word in ("fail", "fumble", "miss", "botch")):
+        return "failure"
+    if any(word in words for word in ("success", "hit", "critical", "pass")):
+        return "success"
+    return ""
+
+
+def _notation_display(result: dict) -> dict:
+    groups = []
+    trump = bool(result.get("trump"))
+    for n, term in enumerate(result.get("terms") or []):
+        if not isinstance(term, dict):
+            continue
+        sign = "-" if term.get("sign") == -1 else ("+" if n else "")
+        dice = _dice(term.get("dice"))
+        if trump:
+            for die in dice:
+                die["trump"] = True
+        groups.append(
+            {
+                "label": str(term.get("notation", "")),
+                "sign": sign,
+                "bonus": _int_or_none(term.get("bonus")) or 0,
+                "dice": dice,
+                "constant": term.get("kind") == "constant",
+            }
+        )
+    success = result.get("success")
+    notes = []
+    if result.get("kind") == "five_by_five":
+        outcome = "Trump!" if trump else ("Success" if success else "Failure")
+        if result.get("doubles"):
+            notes.append("doubles")
+    elif success is None:
+        outcome = ""
+    else:
+        outcome = "Success" if success else "Failure"
+        if _int_or_none(result.get("target")) is not None:
+            notes.append(f"vs {result['target']}")
+    return {
+        "groups": groups,
+        "total": _int_or_none(result.get("total")),
+        "outcome": outcome,
+        "tone": "trump" if trump else _tone(outcome),
+        "notes": notes,
+    }
+
+
+def _sheet_display(result: dict) -> dict:
+    outcome = str(result.get("outcome") or "")[:80]
+    dice = _dice(result.get("dice"))
+    return {
+        "groups": [{"label": "", "sign": "", "bonus": 0, "dice": dice, "constant": False}],
+        "total": _int_or_none(result.get("total")),
+        "outcome": outcome,
+        "tone": "trump" if any(die["trump"] for die in dice) and not _tone(outcome) else _tone(outcome),
+        "notes": [],
+    }
+
+
+def entry_display(result) -> dict | None:
+    """Groups of dice, total and outcome for a roll's stored result; None when the shape is unknown."""
+    if not isinstance(result, dict):
+        return None
+    if isinstance(result.get("terms"), list):
+        return _notation_display(result)
+    if isinstance(result.get("dice"), list):
+        return _sheet_display(result)
+    return None
+
+
+def chance_percent(chance: str) -> str:
+    """A Fraction string as a percentage a player reads at a glance: '53%', '0.4%', '99.9%'."""
+    if not chance:
+        return ""
+    try:
+        p = Fraction(chance)
+    except (ValueError, ZeroDivisionError):
+        return ""
+    hundred = p * 100
+    if hundred <= 0:
+        return "0%"
+    if hundred >= 100:
+        return "100%"
+    # Whole percents, except near the ends where rounding would claim a sure thing or no chance.
+    if hundred < 1 or hundred > 99:
+        shown = f"{float(hundred):.1f}"
+        if shown in ("0.0", "100.0"):
+            shown = f"{float(hundred):.2g}" if hundred < 1 else "99.9"
+        return f"{shown}%"
+    return f"{int(hundred + Fraction(1, 2))}%"
+
+
+def render_entry(entry, variant: str) -> str:
+    """The entry's HTML as one variant (see selectors.entry_variant); identical for every viewer of it."""
+    return render_to_string("campaigns/_feed_entry.html", {"entry": entry, "variant": variant})

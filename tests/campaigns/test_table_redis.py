@@ -1,0 +1,181 @@
+"""Scale-out: two uvicorn processes on one Redis channel layer share a table.
+
+Runs on real Redis: REDIS_URL when set (CI), else redis://127.0.0.1:6379/15. A random channel-layer
+prefix keeps this test's groups apart from anything else using the same Redis. Both processes use the
+test database, so what one writes the other reads.
+"""
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
+
+# The server process: the project's own settings, with the channel layer pointed at this test's prefix.
+LAUNCHER = """
+import os, sys
+import config.settings as project_settings
+project_settings.CHANNEL_LAYERS = {"default": {
+    "BACKEND": "channels_redis.core.RedisChannelLayer",
+    "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": os.environ["LAYER_PREFIX"],
+               "capacity": 1500, "expiry": 30, "group_expiry": 600},
+}}
+import uvicorn
+uvicorn.run("config.asgi:application", host="127.0.0.1", port=int(sys.argv[1]),
+            log_level="warning", lifespan="off")
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def database_env() -> dict[str, str]:
+    """Point a child process at the database this test is using."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return {"SQLITE_PATH": str(db["NAME"])}
+    user = db.get("USER") or ""
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = f"{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}"
+    return {"DATABASE_URL": f"postgres://{user}{password}@{host}/{db['NAME']}"}
+
+
+@pytest.fixture
+def two_servers():
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SQLITE_PATH", "DJANGO_DEBUG")}
+    env.update(database_env())
+    env.update(
+        REDIS_URL=REDIS_URL,
+        LAYER_PREFIX=f"test-{uuid.uuid4().hex[:12]}",
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
+    servers = []
+    for _ in range(2):
+        port = free_port()
+        log = tempfile.TemporaryFile()
+        process = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER, str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
+        )
+        servers.append((port, process, log))
+    try:
+        for port, process, log in servers:
+            deadline = time.monotonic() + 60
+            while True:
+                if process.poll() is not None:
+                    log.seek(0)
+                    pytest.fail(f"server on {port} exited: {log.read().decode(errors='replace')}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"server on {port} did not start")
+                    time.sleep(0.1)
+        yield [port for port, _, _ in servers]
+    finally:
+        for _, process, log in servers:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            log.close()
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+class Seat:
+    """One browser's socket to one server process."""
+
+    def __init__(self, port: int, campaign_id: int, cookie: str):
+        self.url = f"ws://127.0.0.1:{port}/ws/campaigns/{campaign_id}/table/"
+        self.origin = f"http://127.0.0.1:{port}"
+        self.cookie = cookie
+
+    async def __aenter__(self):
+        from websockets.asyncio.client import connect
+
+        self.socket = await connect(self.url, origin=self.origin, additional_headers={"Cookie": self.cookie})
+        await self.send({"type": "hello", "last_seq": 0})
+        await self.next_of("ready")
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.socket.close()
+
+    async def send(self, message: dict):
+        await self.socket.send(json.dumps(message))
+
+    async def next_of(self, kind: str, timeout: float = 15):
+        """The next frame of this kind, skipping others (an answer and a broadcast may come either way)."""
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = json.loads(await self.socket.recv())
+                if frame["type"] == kind:
+                    return frame
+
+    async def silent(self, seconds: float = 0.5) -> bool:
+        try:
+            async with asyncio.timeout(seconds):
+                frame = await self.socket.recv()
+        except TimeoutError:
+            return True
+        pytest.fail(f"expected silence, got {frame}")
+
+
+def test_a_roll_through_one_worker_reaches_a_browser_on_the_other(
+    two_servers, campaign, gm, player, other_player
+):
+    port_a, port_b = two_servers
+    cookies = {user.pk: session_cookie(user) for user in (gm, player, other_player)}
+
+    async def scenario():
+        async with (
+            Seat(port_a, campaign.pk, cookies[player.pk]) as roller,
+            Seat(port_b, campaign.pk, cookies[gm.pk]) as gm_seat,
+            Seat(port_b, campaign.pk, cookies[other_player.pk]) as other,
+        ):
+            await roller.send({"type": "roll", "notation": "3d6", "key": "redis-test-0001"})
+            ok = await roller.next_of("ok")
+            for seat in (gm_seat, other, roller):
+                entry = await seat.next_of("entry")
+                assert entry["seq"] == ok["seq"] and "3d6" in entry["html"]
+
+            # A blind roll crosses the processes too, but only the GM gets its result.
+            await roller.send({"type": "roll", "notation": "1d20", "visibility": "blind"})
+            ok = await roller.next_of("ok")
+            gm_entry = await gm_seat.next_of("entry")
+            assert gm_entry["seq"] == ok["seq"] and 'class="die' in gm_entry["html"]
+            notice = await roller.next_of("entry")
+            assert "A blind roll was made" in notice["html"] and 'class="die' not in notice["html"]
+            assert await other.silent()
+
+            # And the other way round: a chat line through B reaches the player on A.
+            await gm_seat.send({"type": "chat", "text": "Roll for initiative"})
+            entry = await roller.next_of("entry")
+            assert "Roll for initiative" in entry["html"]
+
+    asyncio.run(scenario())

@@ -1,0 +1,286 @@
+"""The table page, the dice box and chat over HTTP, the feed pages, and how entries are drawn."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaigns import services
+from campaigns.models import Campaign, FeedEntry
+from campaigns.rendering import chance_percent, entry_display
+from rules.dice import FixedFaces, Roller
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # The rate limit counts in the cache, which outlives a test; start every test with none used.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def key(n: int = 0) -> str:
+    return f"test-key-{n:04d}"
+
+
+def roll(campaign, author, notation="1d1000", visibility="public", faces=(987,)):
+    entry, _ = services.table_roll_create(
+        campaign=campaign,
+        author=author,
+        notation_text=notation,
+        visibility=visibility,
+        roller=Roller(FixedFaces(faces)),
+    )
+    return entry
+
+
+@pytest.mark.parametrize(("who", "status"), [("outsider", 404), ("player", 200), ("gm", 200)])
+def test_table_page_is_for_the_table_only(campaign, client_for, gm, player, outsider, who, status):
+    user = {"outsider": outsider, "player": player, "gm": gm}[who]
+    response = client_for(user).get(reverse("table", args=[campaign.pk]))
+    assert response.status_code == status
+
+
+def test_campaign_page_links_to_the_table(campaign, client_for, player):
+    response = client_for(player).get(reverse("campaign_detail", args=[campaign.pk]))
+    assert reverse("table", args=[campaign.pk]) in response.content.decode()
+
+
+def test_dice_box_rolls_on_the_server_and_records_every_face(campaign, client_for, player):
+    response = client_for(player).post(
+        reverse("table_roll", args=[campaign.pk]),
+        {"notation": "4d6kh3 vs 12", "visibility": "gm", "idempotency_key": key()},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    entry = FeedEntry.objects.get()
+    assert (entry.author, entry.visibility, entry.label) == (player, "gm", "4d6kh3 vs 12")
+    dice = entry.result["terms"][0]["dice"]
+    assert len(dice) == 4 and sum(not die["kept"] for die in dice) == 1
+    assert entry.chance == "799/1296"
+    body = response.content.decode()
+    # The dice box comes back empty with a new key for the next roll, keeping the visibility.
+    assert 'id="dice-box"' in body and key() not in body
+    assert re.search(r'<option value="gm" selected>', body)
+
+
+def test_bad_notation_shows_the_message_and_position_and_saves_nothing(campaign, client_for, player):
+    before = Campaign.objects.get(pk=campaign.pk).last_seq
+    response = client_for(player).post(
+        reverse("table_roll", args=[campaign.pk]),
+        {"notation": "2d6+x", "visibility": "public", "idempotency_key": key()},
+        **HTMX,
+    )
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "position 5" in body
+    assert 'id="notation-error"' in body and "    ^" in body  # the caret under the "x"
+    assert 'value="2d6+x"' in body and key() in body  # what was typed stays, and so does the key
+    assert FeedEntry.objects.count() == 0
+    assert Campaign.objects.get(pk=campaign.pk).last_seq == before
+
+
+def test_bad_notation_without_htmx_is_a_400_page(campaign, client_for, player):
+    response = client_for(player).post(
+        reverse("table_roll", args=[campaign.pk]),
+        {"notation": "7k", "visibility": "public", "idempotency_key": key()},
+    )
+    assert response.status_code == 400
+    assert "position" in response.content.decode()
+    assert FeedEntry.objects.count() == 0
+
+
+def test_a_repeated_idempotency_key_rolls_once(campaign, client_for, player):
+    client = client_for(player)
+    for _ in range(3):
+        response = client.post(
+            reverse("table_roll", args=[campaign.pk]),
+            {"notation": "3d6", "visibility": "public", "idempotency_key": key(7)},
+        )
+        assert response.status_code == 302
+    assert FeedEntry.objects.count() == 1
+
+
+def test_same_key_from_two_players_makes_two_entries(campaign, client_for, player, other_player):
+    for user in (player, other_player):
+        client_for(user).post(
+            reverse("table_roll", args=[campaign.pk]),
+            {"notation": "3d6", "visibility": "public", "idempotency_key": key(7)},
+        )
+    assert FeedEntry.objects.count() == 2
+
+
+def test_outsider_cannot_roll(campaign, client_for, outsider):
+    response = client_for(outsider).post(
+        reverse("table_roll", args=[campaign.pk]),
+        {"notation": "3d6", "visibility": "public", "idempotency_key": key()},
+    )
+    assert response.status_code == 404
+    assert FeedEntry.objects.count() == 0
+
+
+def test_dice_box_is_rate_limited_with_a_clear_message(campaign, client_for, player, settings):
+    settings.TABLE_RATE_LIMITS = {"roll": (1, 60)}
+    client = client_for(player)
+    url = reverse("table_roll", args=[campaign.pk])
+    client.post(url, {"notation": "d6", "visibility": "public", "idempotency_key": key(1)})
+    response = client.post(url, {"notation": "d6", "visibility": "public", "idempotency_key": key(2)})
+    assert response.status_code == 429
+    assert "Slow down: at most 1 rolls every 60 seconds" in response.content.decode()
+    assert FeedEntry.objects.count() == 1
+
+
+def test_chat_lines_are_short_and_land_in_the_feed(campaign, client_for, player):
+    client = client_for(player)
+    url = reverse("table_chat", args=[campaign.pk])
+    response = client.post(url, {"text": "Ready when you are", "idempotency_key": key()}, **HTMX)
+    assert response.status_code == 200
+    response = client.post(url, {"text": "x" * 201, "idempotency_key": key(1)}, **HTMX)
+    assert "at most 200 characters" in response.content.decode()
+    entry = FeedEntry.objects.get()
+    assert (entry.kind, entry.label) == ("chat", "Ready when you are")
+    page = client.get(reverse("table", args=[campaign.pk])).content.decode()
+    assert "Ready when you are" in page
+
+
+# -- the feed as each viewer may see it -------------------------------------------------------------
+
+
+@pytest.fixture
+def secret_rolls(campaign, gm, player):
+    return {
+        "public": roll(campaign, player, "1d1000", "public", (111,)),
+        "gm": roll(campaign, player, "1d1000", "gm", (222,)),
+        "blind": roll(campaign, player, "1d1000", "blind", (333,)),
+        "self": roll(campaign, player, "1d1000", "self", (444,)),
+        "gm_self": roll(campaign, gm, "1d1000", "self", (555,)),
+    }
+
+
+SEEN = {
+    # viewer: (faces shown, blind notice shown)
+    "gm": ({"111", "222", "333", "555"}, False),
+    "player": ({"111", "222", "444"}, True),
+    "other": ({"111"}, False),
+}
+
+
+@pytest.mark.parametrize("viewer", ["gm", "player", "other"])
+@pytest.mark.parametrize("page", ["table", "history", "partial"])
+def test_pages_show_each_viewer_only_what_they_may_see(
+    campaign, client_for, gm, player, other_player, secret_rolls, viewer, page
+):
+    user = {"gm": gm, "player": player, "other": other_player}[viewer]
+    client = client_for(user)
+    if page == "table":
+        response = client.get(reverse("table", args=[campaign.pk]))
+    else:
+        url = reverse("table_feed", args=[campaign.pk]) + "?before=999"
+        response = client.get(url, **(HTMX if page == "partial" else {}))
+    body = response.content.decode()
+    shown_faces = {face for face in ("111", "222", "333", "444", "555") if f">{face}<" in body}
+    faces, notice = SEEN[viewer]
+    assert shown_faces == faces
+    assert ("A blind roll was made" in body) is notice
+
+
+def test_older_entries_load_on_scroll(campaign, client_for, player, settings):
+    settings.TABLE_RATE_LIMITS = {"roll": (100, 10)}
+    for _ in range(35):
+        roll(campaign, player, "d6", faces=(6,))
+    client = client_for(player)
+    page = client.get(reverse("table", args=[campaign.pk])).content.decode()
+    assert page.count('class="feed-entry') == 30
+    assert 'data-last-seq="35"' in page
+    more = re.search(r'hx-get="([^"]+)" hx-trigger="revealed"', page)
+    assert more
+    older = client.get(more.group(1).replace("&amp;", "&"), **HTMX).content.decode()
+    assert older.count('class="feed-entry') == 5
+    assert 'id="entry-5"' in older and 'id="entry-6"' not in older
+    assert "revealed" not in older  # nothing older still
+
+
+def test_gm_sees_the_party_panel_and_players_do_not(campaign, client_for, gm, player):
+    from sheets.models import Character
+
+    Character.objects.create(campaign=campaign, owner=player, name="Kira Valen")
+    gm_page = client_for(gm).get(reverse("table", args=[campaign.pk])).content.decode()
+    player_page = client_for(player).get(reverse("table", args=[campaign.pk])).content.decode()
+    assert 'id="party-panel"' in gm_page and "Kira Valen" in gm_page
+    assert 'id="party-panel"' not in player_page
+
+
+def test_dice_box_rolls_as_own_character_only(campaign, client_for, player, other_player):
+    from sheets.models import Character
+
+    mine = Character.objects.create(campaign=campaign, owner=player, name="Kira Valen")
+    theirs = Character.objects.create(campaign=campaign, owner=other_player, name="Bram")
+    client = client_for(player)
+    url = reverse("table_roll", args=[campaign.pk])
+    client.post(
+        url, {"notation": "d6", "visibility": "public", "character": mine.pk, "idempotency_key": key(1)}
+    )
+    response = client.post(
+        url, {"notation": "d6", "visibility": "public", "character": theirs.pk, "idempotency_key": key(2)}
+    )
+    assert response.status_code == 400
+    assert list(FeedEntry.objects.values_list("character__name", flat=True)) == ["Kira Valen"]
+
+
+# -- drawing entries --------------------------------------------------------------------------------
+
+
+def test_sheet_roll_shape_is_drawn_with_kept_exploded_and_trump_dice():
+    display = entry_display(
+        {
+            "dice": [
+                {"face": 6, "kept": True, "exploded": True, "trump": False},
+                {"faces": [10, 4], "kept": True},
+                {"face": 1, "kept": False},
+                {"face": 5, "trump": True},
+            ],
+            "outcome": "Success",
+            "total": 25,
+        }
+    )
+    dice = display["groups"][0]["dice"]
+    assert [die["text"] for die in dice] == ["6", "10+4", "1", "5"]
+    assert [die["kept"] for die in dice] == [True, True, False, True]
+    assert [die["exploded"] for die in dice] == [True, True, False, False]
+    assert dice[3]["trump"] and display["total"] == 25 and display["tone"] == "success"
+
+
+def test_unknown_result_shape_falls_back_to_the_summary(campaign, gm, client_for):
+    services.feed_entry_create(
+        campaign=campaign, author=gm, label="Odd", result={"weird": 1}, summary="a summary line"
+    )
+    page = client_for(gm).get(reverse("table", args=[campaign.pk])).content.decode()
+    assert "a summary line" in page
+
+
+def test_five_by_five_trump_and_exploding_dice_are_marked(campaign, gm, client_for):
+    roll(campaign, gm, "5x5 vs 6", faces=(6, 6))
+    roll(campaign, gm, "2d6!", faces=(6, 2, 3))
+    page = client_for(gm).get(reverse("table", args=[campaign.pk])).content.decode()
+    assert "die-trump" in page and "Trump!" in page
+    assert "die-exploded" in page and ">6+2<" in page
+
+
+@pytest.mark.parametrize(
+    ("chance", "shown"),
+    [("1/2", "50%"), ("19/36", "53%"), ("1/1000", "0.1%"), ("999/1000", "99.9%"), ("1/10**9", ""), ("", "")],
+)
+def test_chance_is_shown_as_a_percentage(chance, shown):
+    assert chance_percent(chance) == shown
+
+
+@pytest.mark.parametrize(("who", "status"), [("outsider", 404), ("player", 403), ("gm", 200)])
+def test_party_panel_alone_is_for_the_gm(campaign, client_for, gm, player, outsider, who, status):
+    user = {"outsider": outsider, "player": player, "gm": gm}[who]
+    response = client_for(user).get(reverse("table_party", args=[campaign.pk]), **HTMX)
+    assert response.status_code == status
+    if status == 200:
+        assert 'id="party-panel"' in response.content.decode()
