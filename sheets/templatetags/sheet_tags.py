@@ -92,3 +92,11 @@ def characters_at(campaign, user):
     from ..selectors import characters_of
 
     return characters_of(campaign, user)
+
+
+@register.simple_tag
+def party_summary(character) -> str:
+    """The key numbers a GM watches for this character (HP, abilities, harm, wounds)."""
+    from ..systems import system_for
+
+    return system_for(character.campaign).party_summary(character)

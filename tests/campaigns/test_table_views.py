@@ -203,13 +203,14 @@ def test_older_entries_load_on_scroll(campaign, client_for, player, settings):
     assert "revealed" not in older  # nothing older still
 
 
-def test_gm_sees_the_party_panel_and_players_do_not(campaign, client_for, gm, player):
-    from sheets.models import Character
+def test_gm_sees_the_party_panel_and_players_do_not(campaign, client_for, gm, player, other_player):
+    from sheets.demo import load_demo_characters
 
-    Character.objects.create(campaign=campaign, owner=player, name="Kira Valen")
+    load_demo_characters(campaign, players=[player, other_player])  # Van Helsing: Body 8, Mind 15, Spirit 13
     gm_page = client_for(gm).get(reverse("table", args=[campaign.pk])).content.decode()
     player_page = client_for(player).get(reverse("table", args=[campaign.pk])).content.decode()
-    assert 'id="party-panel"' in gm_page and "Kira Valen" in gm_page
+    assert 'id="party-panel"' in gm_page and "Abraham Van Helsing" in gm_page
+    assert "Body 8/8 · Mind 15/15 · Spirit 13/13" in gm_page
     assert 'id="party-panel"' not in player_page
 
 
