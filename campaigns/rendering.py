@@ -25,7 +25,7 @@ The display handed to ``templates/campaigns/_feed_entry.html`` is::
 
     {"groups": [{"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...]}],
      "total": int | None, "outcome": str, "tone": "success" | "failure" | "trump" | "",
-     "notes": [str, ...]}
+     "notes": [str, ...], "show_summary": bool}
     Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool}
 """
 
@@ -74,8 +74,10 @@ def _tone(outcome: str) -> str:
         return "trump"
     if any(word in words for word in ("fail", "fumble", "miss", "botch")):
         return "failure"
-    if any(word in words for word in ("success", "hit", "critical", "pass")):
+    if any(word in words for word in ("success", "hit", "critical", "pass", "greater")):
         return "success"
+    if "mixed" in words:
+        return "mixed"
     return ""
 
 
@@ -129,6 +131,8 @@ def _sheet_display(result: dict) -> dict:
         "outcome": outcome,
         "tone": "trump" if any(die["trump"] for die in dice) and not _tone(outcome) else _tone(outcome),
         "notes": [],
+        # A sheet roll's summary explains the arithmetic ("2 x 3 = 6 vs 4"); the dice box's repeats the dice.
+        "show_summary": True,
     }
 
 
@@ -143,26 +147,26 @@ def entry_display(result) -> dict | None:
     return None
 
 
+def format_percent(chance: Fraction | None) -> str:
+    """An exact chance as the percentage a player reads: one decimal, never a false 0% or 100%."""
+    if chance is None:
+        return ""
+    percent = float(chance) * 100
+    if 0 < percent < 0.1:
+        return "<0.1%"
+    if 99.9 < percent < 100:
+        return ">99.9%"
+    return f"{percent:.1f}%"
+
+
 def chance_percent(chance: str) -> str:
-    """A Fraction string as a percentage a player reads at a glance: '53%', '0.4%', '99.9%'."""
+    """A stored "numerator/denominator" chance as a percentage; blank when there is none."""
     if not chance:
         return ""
     try:
-        p = Fraction(chance)
+        return format_percent(Fraction(chance))
     except (ValueError, ZeroDivisionError):
         return ""
-    hundred = p * 100
-    if hundred <= 0:
-        return "0%"
-    if hundred >= 100:
-        return "100%"
-    # Whole percents, except near the ends where rounding would claim a sure thing or no chance.
-    if hundred < 1 or hundred > 99:
-        shown = f"{float(hundred):.1f}"
-        if shown in ("0.0", "100.0"):
-            shown = f"{float(hundred):.2g}" if hundred < 1 else "99.9"
-        return f"{shown}%"
-    return f"{int(hundred + Fraction(1, 2))}%"
 
 
 def render_entry(entry, variant: str) -> str:

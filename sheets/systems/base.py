@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.rendering import format_percent
 from rules.dice import Roller, RulesError
 
 EXPORT_FORMAT = "tabletop-character"
@@ -117,17 +118,6 @@ class EditableField:
         if self.input_type == "checkbox":
             return "yes" if self.value else "no"
         return "-" if self.value in (None, "") else str(self.value)
-
-
-def format_percent(chance: Fraction | None) -> str:
-    if chance is None:
-        return ""
-    percent = float(chance) * 100
-    if 0 < percent < 0.1:
-        return "<0.1%"
-    if 99.9 < percent < 100:
-        return ">99.9%"
-    return f"{percent:.1f}%"
 
 
 def parse_int(raw: str, *, label: str, low: int | None = None, high: int | None = None) -> int:

@@ -3,7 +3,9 @@
 from django import template
 from django.utils.html import format_html, format_html_join
 
-from ..systems.base import Bar, Curve, format_percent
+from campaigns.rendering import format_percent
+
+from ..systems.base import Bar, Curve
 
 register = template.Library()
 
@@ -71,19 +73,6 @@ def _curve(curve: Curve):
         f"{x_of(curve.target):.1f}",
         HEIGHT,
     )
-
-
-@register.filter
-def fraction_percent(value) -> str:
-    """A stored "numerator/denominator" chance as a percentage."""
-    from fractions import Fraction
-
-    if not value:
-        return ""
-    try:
-        return format_percent(Fraction(str(value)))
-    except (ValueError, ZeroDivisionError):
-        return ""
 
 
 @register.simple_tag

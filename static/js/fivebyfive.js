@@ -100,7 +100,7 @@
   // events fired on it never reach the document.
   function afterRoll(event) {
     var result = event.target;
-    if (result.id !== "roll-result" || !result.querySelector(".roll-entry")) { return; }
+    if (result.id !== "roll-result" || !result.querySelector(".feed-entry")) { return; }
     document.querySelectorAll("[data-fbf-refresh]").forEach(function (box) {
       var field = box.querySelector(".editable");
       if (field && !field.classList.contains("editing")) {

@@ -272,7 +272,8 @@ def test_five_by_five_trump_and_exploding_dice_are_marked(campaign, gm, client_f
 
 @pytest.mark.parametrize(
     ("chance", "shown"),
-    [("1/2", "50%"), ("19/36", "53%"), ("1/1000", "0.1%"), ("999/1000", "99.9%"), ("1/10**9", ""), ("", "")],
+    [("1/2", "50.0%"), ("19/36", "52.8%"), ("1/1000", "0.1%"), ("999/1000", "99.9%"), ("1/10**9", ""),
+     ("1/100000", "<0.1%"), ("99999/100000", ">99.9%"), ("0/1", "0.0%"), ("1/1", "100.0%"), ("", "")],
 )
 def test_chance_is_shown_as_a_percentage(chance, shown):
     assert chance_percent(chance) == shown

@@ -100,7 +100,7 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     expect(chef_button).to_contain_text("Amateur Chef 4 - 77.8%")
     chef_button.click()
     expect(result).to_contain_text("doubles token spent")
-    expect(result.locator(".die.trump")).to_have_count(1)
+    expect(result.locator(".die-trump")).to_have_count(1)
     expect(page.get_by_role("button", name="Edit Doubles token: none")).to_be_visible()
     expect(page.get_by_label("Spend the doubles token")).not_to_be_checked()
     expect(chef_button).to_contain_text("Amateur Chef 4 - 52.8%")

@@ -60,7 +60,7 @@ def test_build_edit_and_roll_a_triad_character(new_page, triad_table, player):
 
     # Roll: the result with its die lands on the sheet, made by the server.
     mind_button.click()
-    result = page.locator("#roll-result .roll-entry")
+    result = page.locator("#roll-result .feed-entry")
     expect(result).to_be_visible()
     expect(result.locator(".die")).to_have_count(1)
     entry = FeedEntry.objects.get()
