@@ -45,7 +45,9 @@ class TableConsumer(AsyncWebsocketConsumer):
     # These handlers reach the database only through database_sync_to_async, which closes stale
     # connections itself; skipping AsyncConsumer.dispatch's aclose_old_connections() saves one thread
     # hop per message and per viewer on every broadcast (shared/PERFORMANCE.md).
-    _WITHOUT_HOP = frozenset({"feed.entry", "member.removed", "sheet.changed", "websocket.receive"})
+    _WITHOUT_HOP = frozenset(
+        {"feed.entry", "member.removed", "sheet.changed", "panel.changed", "websocket.receive"}
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -279,6 +281,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         # usual permission checks apply, so nothing of the sheet travels in this frame.
         if not self.closing and self.seen_seq is not None and self.user.pk == self.campaign.gm_id:
             await self.send(text_data='{"type": "party"}')
+
+    async def panel_changed(self, event):
+        # A panel (the encounter, the GM's roll requests) changed: the page fetches it again over HTTP.
+        if self.closing or self.seen_seq is None:
+            return
+        if event.get("gm_only") and self.user.pk != self.campaign.gm_id:
+            return
+        await self._send_json({"type": "refresh", "panel": event["panel"]})
 
     async def member_removed(self, event):
         if not self.closing and event.get("user_id") == self.user.pk:

@@ -77,3 +77,8 @@ def entry_created(entry) -> None:
 def sheet_changed(*, campaign_id: int, character_id: int) -> None:
     """A character's sheet changed: the GM's party panel re-renders that character's line."""
     _send_on_commit(campaign_id, lambda: {"type": "sheet.changed", "character_id": character_id})
+
+
+def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:
+    """A live panel of the table ("encounter", "requests") changed; open pages fetch it again."""
+    _send_on_commit(campaign_id, lambda: {"type": "panel.changed", "panel": panel, "gm_only": gm_only})

@@ -209,6 +209,10 @@ class SheetSystem:
         """Builder data for the demo table's characters, one per demo player."""
         raise NotImplementedError
 
+    def common_roll_keys(self) -> list[tuple[str, str]]:
+        """Roll keys every character of the system has (the GM can ask for exactly that roll)."""
+        return []
+
     def party_summary(self, character) -> str:
         """The key numbers the GM's party panel shows (HP, abilities, harm, wounds)."""
         return ""

@@ -378,6 +378,9 @@ class TriadSystem(SheetSystem):
             "weapon": sheet.weapon,
         }
 
+    def common_roll_keys(self):
+        return [(f"ability:{ability}", label) for ability, label in ABILITY_LABELS.items()]
+
     def party_summary(self, character):
         sheet = character.triad
         return (

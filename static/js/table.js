@@ -7,8 +7,11 @@
 (function () {
   "use strict";
 
+  // The table page's feed carries the socket's address; a sheet page has a hidden link instead and
+  // listens only for panels to refresh (the GM's roll requests).
+  var live = document.querySelector("[data-ws-path]");
+  if (!live || !window.WebSocket) { return; }
   var feed = document.getElementById("feed");
-  if (!feed || !window.WebSocket) { return; }
 
   var CLOSE_NOT_SEATED = 4403;
   var PING_EVERY_MS = 25000;
@@ -16,8 +19,8 @@
   var MAX_DELAY_MS = 10000;
 
   var statusBadge = document.getElementById("table-status");
-  var lastSeq = parseInt(feed.getAttribute("data-last-seq"), 10) || 0;
-  var path = feed.getAttribute("data-ws-path");
+  var lastSeq = parseInt(live.getAttribute("data-last-seq"), 10) || 0;
+  var path = live.getAttribute("data-ws-path");
   var socket = null;
   var retryTimer = null;
   var attempt = 0;
@@ -29,7 +32,7 @@
     if (!statusBadge) { return; }
     statusBadge.textContent = text;
     statusBadge.className = "badge table-status text-bg-" + tone;
-    feed.setAttribute("data-status", tone === "success" ? "live" : "offline");
+    live.setAttribute("data-status", tone === "success" ? "live" : "offline");
   }
 
   function message(text, level) {
@@ -38,6 +41,7 @@
 
   function insertEntry(seq, html) {
     if (typeof seq !== "number" || seq <= lastSeq) { return; }
+    if (!feed) { lastSeq = seq; return; }
     var template = document.createElement("template");
     template.innerHTML = html.trim();
     var node = template.content.firstElementChild;
@@ -50,16 +54,17 @@
     if (window.htmx) { window.htmx.process(node); }
   }
 
-  // A burst of sheet changes (a roll that spends a token, an undo) makes one refresh, not five.
-  var partyTimer = null;
-  function refreshParty() {
-    var panel = document.getElementById("party-panel");
-    if (!panel || !window.htmx || partyTimer) { return; }
-    partyTimer = setTimeout(function () {
-      partyTimer = null;
-      var current = document.getElementById("party-panel");
-      if (!current) { return; }
-      window.htmx.ajax("GET", current.getAttribute("data-refresh-url"), { target: "#party-panel", swap: "outerHTML" });
+  // A burst of changes (a roll that spends a token, an undo) makes one refresh per panel, not five.
+  // A panel is any element with data-live-panel="name" and data-refresh-url; it is fetched over HTTP,
+  // where the usual permission checks apply, so nothing private travels in the socket's frame.
+  var refreshTimers = {};
+  function refreshPanel(name) {
+    if (!window.htmx || refreshTimers[name]) { return; }
+    refreshTimers[name] = setTimeout(function () {
+      delete refreshTimers[name];
+      document.querySelectorAll('[data-live-panel="' + name + '"]').forEach(function (panel) {
+        window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"), { target: panel, swap: "outerHTML" });
+      });
     }, 250);
   }
 
@@ -69,7 +74,8 @@
       case "ready": setStatus("Live", "success"); break;
       case "reload": window.location.reload(); break;
       case "error": message(data.message, "warning"); break;
-      case "party": refreshParty(); break;
+      case "party": refreshPanel("party"); break;
+      case "refresh": refreshPanel(String(data.panel)); break;
       default: break; // "ok", "pong": hearing anything already proves the line is alive
     }
   }

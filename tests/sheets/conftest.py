@@ -11,7 +11,8 @@ def fixed_dice(monkeypatch):
     """Make the next sheet roll show these faces (the server still rolls through the engine)."""
 
     def use(*faces):
-        monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces(faces))
+        for view_module in ("sheets.views", "sheets.views_requests"):
+            monkeypatch.setattr(f"{view_module}.system_random", lambda: FixedFaces(faces))
 
     return use
 
