@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import transaction
@@ -91,3 +92,16 @@ def character_roll(
         idempotency_key=idempotency_key,
     )
     return entry, outcome
+
+
+@contextmanager
+def character_change(*, character: Character, author, reason: str):
+    """Change a sheet from outside the sheet page (an encounter's hit, a heal): versioned and recorded.
+
+    Open sheet tabs then hold an old version, so their next edit is refused rather than overwriting.
+    """
+    with transaction.atomic():
+        current = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
+        character.claim_version(current)
+        with recorded(character, author=author, reason=reason) as record:
+            yield record

@@ -1,0 +1,103 @@
+"""The shape of every system's combat: quick NPCs, the turn order, actions, and results on sheets.
+
+The generic services (``services.py``) own the encounter's life: versions, turns, rounds, the feed
+and the live panel. A system (``triad.py``, ...) knows only its rules: how initiative is found, what a
+combatant may do on its turn, and what a hit does to a sheet or a quick NPC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from django import forms
+
+from rules.dice import Roller
+from sheets.systems.base import Die
+
+
+class EncounterError(Exception):
+    """A refused encounter action; the message is shown to the GM."""
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One line the encounter writes to the table feed: a roll (with dice) or a plain result."""
+
+    label: str
+    summary: str
+    dice: tuple[Die, ...] = ()
+    outcome: str = ""
+    total: int | None = None
+    chance: Fraction | None = None
+    changes: tuple[str, ...] = ()
+    character: Any = None  # the sheets.Character the line is about, if it has a sheet
+    secret: bool = False  # the GM's side rolled in secret: only the GM sees it
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "dice": [die.as_dict() for die in self.dice],
+            "outcome": self.outcome,
+            "total": self.total,
+            "changes": list(self.changes),
+        }
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something the combatant whose turn it is may do."""
+
+    key: str
+    label: str
+    needs_target: bool = False
+    form_class: type[forms.Form] | None = None  # extra inputs (which ability, a dodge, a spell)
+    help: str = ""
+    targets: tuple[Any, ...] = field(default_factory=tuple)  # Combatants it may target
+
+
+class CombatRules:
+    """Base of the four systems' combat."""
+
+    key: ClassVar[str]
+    npc_form_class: ClassVar[type[forms.Form]]
+
+    def npc_stats(self, cleaned_data: dict[str, Any]) -> dict[str, Any]:
+        """A quick NPC's numbers as stored on its Combatant."""
+        raise NotImplementedError
+
+    def start(self, encounter, combatants: list, roller: Roller) -> list[Logged]:
+        """Open round 1: find the turn order (set each combatant's initiative and position)."""
+        raise NotImplementedError
+
+    def new_round(self, encounter, combatants: list) -> list[Logged]:
+        """Reset what lasts a round (dodges, actions); some systems re-declare or re-roll here."""
+        for combatant in combatants:
+            combatant.state = {}
+        return []
+
+    def begin_turn(self, encounter, actor, author) -> list[Logged]:
+        """``actor``'s turn starts (clear what lasts "until your next turn")."""
+        return []
+
+    def end_turn(self, encounter, actor, author) -> list[Logged]:
+        """``actor``'s turn ends (a stun that lasted this turn wears off)."""
+        return []
+
+    def actions(self, encounter, actor, combatants: list) -> list[Action]:
+        """What ``actor`` may do now."""
+        raise NotImplementedError
+
+    def act(
+        self, encounter, actor, action: str, target, data: dict[str, Any], roller: Roller, author
+    ) -> list[Logged]:
+        """Do ``action``: roll with the engine, apply the results to sheets and quick NPCs."""
+        raise NotImplementedError
+
+    def summary(self, combatant, *, for_gm: bool) -> str:
+        """The key numbers shown beside the combatant (players see less of the GM's side)."""
+        raise NotImplementedError
+
+    def is_out(self, combatant) -> bool:
+        """Whether the combatant no longer takes turns (slain, knocked out, dead)."""
+        return combatant.out

@@ -1,0 +1,3 @@
+from . import triad
+
+COMBAT = {rules.key: rules for rules in (triad.combat,)}
