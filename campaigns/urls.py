@@ -21,9 +21,10 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/table/party/", views.table_party, name="table_party"),
     path("join/<str:token>/", views.campaign_join, name="campaign_join"),
     path("campaigns/<int:campaign_id>/encounters/", encounter_views.encounter_list, name="encounters"),
-    path("campaigns/<int:campaign_id>/encounters/panel/", encounter_views.encounter_panel, name="encounter_panel"),
+    path("campaigns/<int:campaign_id>/encounters/panel/", encounter_views.encounter_panel,
+         name="encounter_panel"),
     path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/", encounter_views.encounter_detail,
          name="encounter"),
-    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/<slug:verb>/", encounter_views.encounter_action,
-         name="encounter_action"),
+    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/<slug:verb>/",
+         encounter_views.encounter_action, name="encounter_action"),
 ]

@@ -217,7 +217,8 @@ class TriadCombat(CombatRules):
         lines = [
             Logged(
                 label=f"{actor.name} attacks {target.name}",
-                summary=f"{ability.title()} {getattr(sheet, ability)} vs {difficulty}: {result.total}, {result.outcome}",
+                summary=(f"{ability.title()} {getattr(sheet, ability)} vs {difficulty}: "
+                         f"{result.total}, {result.outcome}"),
                 dice=_dice(result),
                 outcome=result.outcome,
                 total=result.total,
