@@ -217,8 +217,9 @@ class TriadCombat(CombatRules):
         lines = [
             Logged(
                 label=f"{actor.name} attacks {target.name}",
-                summary=(f"{ability.title()} {getattr(sheet, ability)} vs {difficulty}: "
-                         f"{result.total}, {result.outcome}"),
+                summary=(
+                    f"{ability.title()} {result.ability} vs {difficulty}: {result.total}, {result.outcome}"
+                ),
                 dice=_dice(result),
                 outcome=result.outcome,
                 total=result.total,
@@ -251,7 +252,7 @@ class TriadCombat(CombatRules):
             Logged(
                 label=f"{actor.name} attacks {target.name}",
                 summary=(
-                    f"{target.name} defends with Body {sheet.body} vs {difficulty}: {result.total}, "
+                    f"{target.name} defends with Body {result.ability} vs {difficulty}: {result.total}, "
                     f"{result.outcome}" + (" - hit" if hit else " - held off")
                 ),
                 dice=_dice(result),

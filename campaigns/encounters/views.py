@@ -25,6 +25,20 @@ class NpcNameForm(forms.Form):
     name = forms.CharField(max_length=80, label="NPC name")
 
 
+def _styled(form: forms.Form) -> forms.Form:
+    """Bootstrap's small controls on a system's plain form (the systems' forms know no CSS)."""
+    for field in form.fields.values():
+        widget = field.widget
+        if isinstance(widget, forms.CheckboxInput):
+            css = "form-check-input"
+        elif isinstance(widget, forms.Select):
+            css = "form-select form-select-sm"
+        else:
+            css = "form-control form-control-sm"
+        widget.attrs.setdefault("class", css)
+    return form
+
+
 def _gm_campaign(request, campaign_id):
     campaign = campaign_for_member(request.user, campaign_id)
     if not campaign.is_gm(request.user):
@@ -53,10 +67,11 @@ def _encounter_context(request, campaign, encounter):
             for c in combatants
         ],
         "actions": [
-            {"action": a, "form": a.form_class(prefix=a.key) if a.form_class else None} for a in actions
+            {"action": a, "form": _styled(a.form_class(prefix=a.key)) if a.form_class else None}
+            for a in actions
         ],
-        "npc_form": combat.npc_form_class(prefix="npc"),
-        "npc_name_form": NpcNameForm(),
+        "npc_form": _styled(combat.npc_form_class(prefix="npc")),
+        "npc_name_form": _styled(NpcNameForm()),
         "addable": campaign.characters.exclude(combatants__encounter=encounter).order_by("is_npc", "name")
         if encounter.status == Encounter.Status.SETUP
         else [],

@@ -1,0 +1,79 @@
+"""The GM runs two rounds of a Triad fight; a player's browser follows the turn and the damage live."""
+
+import pytest
+from playwright.sync_api import expect
+
+from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def table(make_campaign, player, other_player):
+    campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
+    load_demo_characters(campaign, players=[player, other_player])
+    return campaign
+
+
+def test_gm_runs_a_triad_fight_and_the_player_follows_live(new_page, table, gm, player, monkeypatch):
+    faces = []
+    monkeypatch.setattr("campaigns.encounters.views.system_random", lambda: FixedFaces(faces))
+
+    player_page = new_page(width=390, height=844)
+    log_in(player_page, player.username, PASSWORD)
+    player_page.goto(f"/campaigns/{table.pk}/table/")
+    panel = player_page.locator("#encounter-panel")
+    expect(panel).to_contain_text("No fight going on")
+
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(table.get_absolute_url())
+    gm_page.get_by_role("link", name="Encounters").click()
+    gm_page.locator("#id_name").fill("Crypt")
+    gm_page.get_by_role("button", name="Create encounter").click()
+    gm_page.get_by_label("Character").select_option(label="Abraham Van Helsing")
+    gm_page.get_by_role("button", name="Add", exact=True).click()
+    gm_page.get_by_label("NPC name").fill("Ghoul")
+    gm_page.locator("#id_npc-difficulty").fill("10")
+    gm_page.locator("#id_npc-weapon").select_option("medium")
+    gm_page.locator("#id_npc-armor").select_option("light")
+    gm_page.get_by_role("button", name="Add NPC").click()
+    expect(panel).to_contain_text("Ghoul")  # the player's panel follows the setup live
+
+    # Round 1: Van Helsing's initiative die shows 3 (Mind 15 counts), he goes first on the tie.
+    faces[:] = [3]
+    gm_page.get_by_role("button", name="Roll initiative and start").click()
+    expect(gm_page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
+    expect(panel).to_contain_text("now: Abraham Van Helsing")
+    expect(panel).to_contain_text("round 1")
+
+    faces[:] = [17]  # a critical: 3 x 2 - 2 armor = 4
+    gm_page.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
+    expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 6/10")
+    expect(panel.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("hurt")
+
+    gm_page.get_by_role("button", name="Next turn").click()
+    expect(panel).to_contain_text("now: Ghoul")
+
+    faces[:] = [1]  # Van Helsing fumbles his defence: 6 damage, stunned
+    gm_page.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
+    helsing = panel.locator("[data-combatant='Abraham Van Helsing'] .combatant-summary")
+    expect(helsing).to_contain_text("Body 2/8")
+    expect(helsing).to_contain_text("stunned")
+
+    # Round 2.
+    gm_page.get_by_role("button", name="Next turn").click()
+    expect(panel).to_contain_text("round 2")
+    expect(panel).to_contain_text("now: Abraham Van Helsing")
+    faces[:] = [20, 19]  # stunned: disadvantage keeps 19, a critical: Difficulty 6 -> 2
+    gm_page.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
+    expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 2/10")
+
+    # The hits are in the table's feed too, live.
+    feed = player_page.locator("#feed")
+    expect(feed).to_contain_text("Crypt: Ghoul attacks Abraham Van Helsing")
+    expect(feed).to_contain_text("Abraham Van Helsing: Body 8 -> 2 (6 damage)")
