@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
+from typing import NamedTuple
 
 from rules.dice import Roller, RulesError, check_faces
 
@@ -531,6 +532,81 @@ def cumulative(tn: int, totals: Iterable[int], *, minimum: int = 0) -> Cumulativ
         if counts:
             remaining = max(0, remaining - total)
     return CumulativeProgress(remaining, tuple(counted), remaining <= 0)
+
+
+# --------------------------------------------------------------------------- combat: initiative, Armor TN, wounds
+
+ARMOR_TN_BASE = 5  # Armor TN = 5 x Reflexes + 5 (+ armor): not in the seed, the usual L5R figure
+HEALTHY_PER_EARTH, RANK_PER_EARTH = 5, 2
+
+
+class WoundLevel(NamedTuple):
+    name: str
+    tn_penalty: int | None  # added to the TN of every roll; None: the character cannot act
+    limit: int | None  # the most wounds this rank holds (running total); None for Dead
+
+
+# The ranks in order with their TN penalties; each holds Earth x 2 wounds, Healthy Earth x 5.
+WOUND_PENALTIES: tuple[tuple[str, int | None], ...] = (
+    ("Healthy", 0),
+    ("Nicked", 3),
+    ("Grazed", 5),
+    ("Hurt", 10),
+    ("Injured", 15),
+    ("Crippled", 20),
+    ("Down", 40),
+    ("Out", None),
+)
+OUT, DEAD = "Out", "Dead"
+
+
+def wound_levels(earth: int) -> tuple[WoundLevel, ...]:
+    """The wound chart of a character with this Earth: each rank and the running total it holds."""
+    earth = _rank("earth", earth, TRAIT_MIN, TRAIT_MAX)
+    levels, limit = [], 0
+    for index, (name, penalty) in enumerate(WOUND_PENALTIES):
+        limit += earth * (HEALTHY_PER_EARTH if index == 0 else RANK_PER_EARTH)
+        levels.append(WoundLevel(name, penalty, limit))
+    return tuple(levels)
+
+
+def wound_rank(wounds: int, earth: int) -> WoundLevel:
+    """The rank ``wounds`` falls in (Dead past the Out rank): ``name, tn_penalty, limit``."""
+    wounds = _int("number of wounds", wounds)
+    if wounds < 0:
+        raise RulesError("Wounds cannot be negative.")
+    for level in wound_levels(earth):
+        if wounds <= level.limit:
+            return level
+    return WoundLevel(DEAD, None, None)
+
+
+def wound_penalty(wounds: int, earth: int) -> int:
+    """The TN penalty of the rank ``wounds`` falls in (Down's +40 for Out and Dead, who cannot act)."""
+    penalty = wound_rank(wounds, earth).tn_penalty
+    return WOUND_PENALTIES[-2][1] if penalty is None else penalty
+
+
+def armor_tn(reflexes: int, *, armor: int = 0) -> int:
+    """The TN to hit a character: 5 x Reflexes + 5, plus any armor's bonus."""
+    reflexes = _rank("reflexes", reflexes, TRAIT_MIN, TRAIT_MAX)
+    armor = _int("armor bonus", armor)
+    if armor < 0:
+        raise RulesError("An armor bonus cannot be negative.")
+    return ARMOR_TN_BASE * reflexes + ARMOR_TN_BASE + armor
+
+
+def initiative_pool(
+    reflexes: int, school_rank: int, *, extra_rolled: int = 0, extra_kept: int = 0, bonus: int = 0
+) -> Pool:
+    """Initiative: Reflexes + school (Insight) rank rolled, Reflexes kept, with the GM's changes."""
+    reflexes = _rank("reflexes", reflexes, TRAIT_MIN, TRAIT_MAX)
+    school_rank = _rank("school rank", school_rank, 1, 10)
+    rolled = reflexes + school_rank + _int("extra rolled dice", extra_rolled)
+    kept = reflexes + _int("extra kept dice", extra_kept)
+    if kept < 1 or rolled < 1:
+        raise RulesError(f"An initiative roll of {rolled}k{kept} keeps no dice.")
+    return Pool(rolled, kept, bonus, label="Initiative")
 
 
 # --------------------------------------------------------------------------- rolling
