@@ -1,0 +1,113 @@
+"""A player builds a FREE/FALL character in the browser, edits it in place and rolls from the sheet."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.models import FeedEntry
+from rules.dice import FixedFaces
+from sheets.models import Character
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+def editor(page, path: str):
+    """The in-place editor for ``path`` once htmx has settled it (a change before that is lost)."""
+    form = page.locator(f"form.editable[data-path='{path}']")
+    expect(form).to_be_visible()
+    expect(form).not_to_have_class(re.compile("htmx-added"))
+    return form
+
+
+@pytest.fixture
+def freefall_table(make_campaign, player):
+    return make_campaign("freefall", players=[player], name="Neon Drop")
+
+
+def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, player, monkeypatch):
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(freefall_table.get_absolute_url())
+    page.get_by_role("link", name="New character").click()
+
+    page.locator("#id_name").fill("Vesna Kade")
+    page.locator("#id_character_class").fill("Breacher")
+    page.locator("#id_specialty").fill("Infiltration")
+    page.locator("#id_body").fill("5")
+    page.locator("#id_mind").fill("2")
+    page.locator("#id_ghost").fill("6")
+    page.locator("#id_gear-0-name").fill("Carbon vest")
+    page.locator("#id_gear-0-binds").select_option("body")
+    page.locator("#id_gear-0-binding").fill("1")
+    page.locator("#id_gear-0-av").fill("2")
+    page.locator("#id_gear-0-hardened").check()
+    page.locator("#id_programs-0-name").fill("Needle")
+    page.locator("#id_programs-0-type").select_option("spike")
+    page.locator("#id_programs-0-tier").select_option("chrome")
+    page.get_by_role("button", name="Create character").click()
+    # CHROME binds 3 MIND and there are only 2: refused on MIND, nothing saved, the rows kept.
+    expect(page.get_by_text("bind 3 MIND, but you only have 2")).to_be_visible()
+    assert not Character.objects.exists()
+    expect(page.locator("#id_gear-0-name")).to_have_value("Carbon vest")
+    page.locator("#id_programs-0-tier").select_option("steel")
+    page.get_by_role("button", name="Create character").click()
+    expect(page.get_by_role("heading", name="Vesna Kade")).to_be_visible()
+    expect(page.locator("#ff-body-numbers")).to_contain_text("4/ 4")
+
+    # Edit in place: spend 2 BODY (click, type, Enter); current drops to 2.
+    page.get_by_role("button", name="Edit BODY spent: 0").click()
+    spent = editor(page, "body_spent").get_by_label("BODY spent", exact=True)
+    spent.fill("9")
+    spent.press("Enter")
+    expect(page.get_by_role("alert").filter(has_text="BODY has 4 to spend")).to_be_visible()
+    page.get_by_label("BODY spent", exact=True).fill("2")
+    page.get_by_label("BODY spent", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit BODY spent: 2")).to_be_visible()
+    expect(page.locator("#ff-body-numbers")).to_contain_text("2/ 4")
+    expect(page.locator(".roll-button", has_text="BODY 2")).to_be_visible()
+
+    # Harm: fill slot 1 with a select; the pool shrinks to 4 dice.
+    page.get_by_role("button", name="Edit Harm slot 1 state: Empty").click()
+    editor(page, "harm1_state").get_by_label("Harm slot 1 state", exact=True).select_option("temp")
+    expect(page.get_by_role("button", name="Edit Harm slot 1 state: Temp")).to_be_visible()
+    expect(page.locator("#ff-pool")).to_contain_text("4d20")
+    expect(page.locator("#ff-harm1-kind")).to_contain_text("Physical")
+
+    # Options change the chance on the button.
+    ghost = page.locator("[data-roll-key='attribute:ghost']")
+    before = ghost.locator(".roll-chance").inner_text()
+    page.locator("#roll-options-panel summary").click()
+    page.locator("#id_tn").select_option("hard")
+    expect(ghost.locator(".roll-chance")).not_to_have_text(before)
+    page.locator("#id_dice").fill("5")
+    expect(page.get_by_text("Your pool is 4 dice right now")).to_be_visible()
+    page.locator("#id_dice").fill("3")
+    expect(ghost).to_contain_text("3d20 vs TN 16")
+
+    # Roll a program: the result with its three dice lands on the sheet; the 1 compromises Needle.
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([1, 14, 3]))
+    needle = page.locator(".roll-button", has_text="Needle")
+    expect(needle).to_contain_text("3d20+5 vs TN 16")
+    needle.click()
+    result = page.locator("#roll-result .feed-entry")
+    expect(result).to_be_visible()
+    expect(result.locator(".die")).to_have_count(3)
+    entry = FeedEntry.objects.get()
+    assert entry.request["tn"] == 16 and entry.request["dice"] == 3 and entry.request["bonus"] == 5
+    assert [die["face"] for die in entry.result["dice"]] == [1, 14, 3]
+    expect(result).to_contain_text("3d20+5 vs TN 16: 1 success, success (complication)")
+    expect(result).to_contain_text("Needle compromised")
+    expect(page.locator(".ff-compromised")).to_contain_text("Compromised")
+    expect(page.locator(".roll-button", has_text="Needle (compromised)")).to_be_visible()
+
+    # The roll moved the sheet's version on, out of band even though the dice option's change event
+    # refreshed the buttons at the same moment: the next edit saves instead of reporting a conflict.
+    page.get_by_role("button", name="Edit GHOST spent: 0").click()
+    editor(page, "ghost_spent").get_by_label("GHOST spent", exact=True).fill("1")
+    page.get_by_label("GHOST spent", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit GHOST spent: 1")).to_be_visible()
+    expect(page.locator("#ff-ghost-numbers")).to_contain_text("5/ 6")

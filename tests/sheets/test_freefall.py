@@ -1,0 +1,507 @@
+"""FREE/FALL A5 sheet: builder refusals, in-place edits, exact chances, rolls, export and import."""
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from django.utils.html import escape
+
+from campaigns.models import FeedEntry
+from rules import freefall as rules
+from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
+from sheets.models import Character, FreeFallGear, FreeFallProgram, FreeFallSheet
+from sheets.systems.base import format_percent
+from sheets.systems.freefall import builder_form_data, system
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def ff_campaign(make_campaign, player, other_player):
+    return make_campaign("freefall", players=[player, other_player])
+
+
+def build_data(**overrides):
+    values = {
+        "name": "Vesna Kade",
+        "character_class": "Breacher",
+        "specialty": "Infiltration",
+        "body": 5,
+        "mind": 4,
+        "ghost": 6,
+        "gear": [
+            {"name": "Mag-picks", "binds": "ghost", "binding": 1},
+            {"name": "Carbon vest", "binds": "body", "binding": 1, "av": 2, "hardened": True},
+            {"name": "Rig harness", "binds": "body", "binding": 1, "load_bearing": 1},
+            {"name": "Rail pistol", "binds": "body", "binding": 1, "dv": 3, "attached_to": "Rig harness"},
+        ],
+        "programs": [{"name": "Needle", "type": "spike", "tier": "steel"}],
+    }
+    values.update(overrides)
+    return builder_form_data(**values)
+
+
+def counts():
+    return (
+        Character.objects.count(),
+        FreeFallSheet.objects.count(),
+        FreeFallGear.objects.count(),
+        FreeFallProgram.objects.count(),
+    )
+
+
+def new_url(campaign):
+    return reverse("character_new", args=[campaign.pk])
+
+
+@pytest.fixture
+def character(ff_campaign, player, client_for):
+    response = client_for(player).post(new_url(ff_campaign), build_data())
+    assert response.status_code == 302, response.context["form"].errors
+    return Character.objects.get(campaign=ff_campaign, owner=player)
+
+
+def edit(client, character, path, value, *, version=None):
+    character.refresh_from_db()
+    return client.post(
+        reverse("sheet_field", args=[character.pk, path]),
+        {"value": value, "version": character.version if version is None else version},
+        **HX,
+    )
+
+
+def roll(client, character, key, **options):
+    character.refresh_from_db()
+    data = {"tn": "challenging", "dice": "", "conflict": "on", "visibility": "public"}
+    data.update(version=character.version, **options)
+    return client.post(reverse("sheet_roll", args=[character.pk, key]), data, **HX)
+
+
+# ----- builder -------------------------------------------------------------------------------------
+
+
+def test_builder_page_shows_rows_and_reference(ff_campaign, player, client_for):
+    response = client_for(player).get(new_url(ff_campaign))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'name="gear-0-binding"' in html and 'name="programs-0-tier"' in html
+    assert "Binding at a glance" in html
+
+
+def test_valid_build_saves_every_row(character):
+    sheet = character.freefall
+    assert (sheet.character_class, sheet.specialty) == ("Breacher", "Infiltration")
+    assert (sheet.body_perm, sheet.mind_perm, sheet.ghost_perm) == (5, 4, 6)
+    gear = {g.name: g for g in character.ff_gear.all()}
+    assert set(gear) == {"Mag-picks", "Carbon vest", "Rig harness", "Rail pistol"}
+    assert gear["Rail pistol"].attached_to == gear["Rig harness"]
+    assert gear["Carbon vest"].hardened and gear["Carbon vest"].av == 2
+    program = character.ff_programs.get()
+    assert (program.name, program.type, program.tier, program.compromised) == (
+        "Needle",
+        "spike",
+        "steel",
+        False,
+    )
+    state = system.state(character)
+    # Body: vest 1 + harness 1 + pistol 1 less the harness's Load Bearing 1 = 2; Mind: STEEL SPIKE 2.
+    assert state.binding == rules.Attributes(body=2, mind=2, ghost=1)
+    assert state.current_max == rules.Attributes(body=3, mind=2, ghost=5)
+    assert state.current == state.current_max
+
+
+REFUSALS = [
+    # (what breaks, overrides, field at fault, part of the message)
+    ("gear binds more BODY", {"body": 1}, "body", "bind 2 BODY, but you only have 1"),
+    (
+        "programs bind more MIND",
+        {"programs": [{"name": "Warden", "type": "counter", "tier": "black"}]},
+        "mind",
+        "bind 8 MIND, but you only have 4",
+    ),
+    ("gear binds more GHOST", {"ghost": 0}, "ghost", "bind 1 GHOST, but you only have 0"),
+    ("attribute above the range", {"body": 11}, "body", "less than or equal to 10"),
+    ("attribute below the range", {"mind": -1}, "mind", "greater than or equal to 0"),
+    ("no class", {"character_class": "  "}, "character_class", "required"),
+    ("no specialty", {"specialty": ""}, "specialty", "required"),
+    ("no name", {"name": ""}, "name", "required"),
+    (
+        "binding without an attribute",
+        {"gear": [{"name": "Deck", "binding": 2}]},
+        "gear",
+        "Deck binds 2: choose the attribute it binds",
+    ),
+    ("a row without a name", {"gear": [{"binds": "body", "binding": 1}]}, "gear", "Give this item a name"),
+    (
+        "two items with one name",
+        {"gear": [{"name": "Knife", "dv": 1}, {"name": "knife", "dv": 2}]},
+        "gear",
+        "Another item is already called knife",
+    ),
+    (
+        "attached to gear that bears no load",
+        {"gear": [{"name": "Pack"}, {"name": "Deck", "binds": "mind", "binding": 1, "attached_to": "Pack"}]},
+        "gear",
+        "Pack is not a Load Bearing item",
+    ),
+    ("a program without a tier", {"programs": [{"name": "Needle", "type": "spike"}]}, "programs", "tier"),
+    (
+        "a program of no known type",
+        {"programs": [{"name": "Needle", "type": "virus", "tier": "red"}]},
+        "programs",
+        "Select a valid choice",
+    ),
+    ("too many gear rows", {"gear": [{"name": f"Item {i}"} for i in range(21)]}, "gear", "at most 20"),
+    ("an unreadable gear list", {"gear": "everything"}, "gear", "could not be read"),
+]
+
+
+@pytest.mark.parametrize(("case", "overrides", "field", "message"), REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_builder_refuses_with_message_on_the_field(
+    ff_campaign, player, client_for, case, overrides, field, message
+):
+    before = counts()
+    response = client_for(player).post(new_url(ff_campaign), build_data(**overrides))
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert field in errors, errors
+    assert message in " ".join(errors[field])
+    assert counts() == before
+
+
+def test_refused_gear_row_is_marked_in_the_page(ff_campaign, player, client_for):
+    response = client_for(player).post(
+        new_url(ff_campaign), build_data(gear=[{"name": "Deck", "binding": 2}])
+    )
+    html = response.content.decode()
+    assert 'id="gear-errors"' in html
+    assert "choose the attribute it binds" in html
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_every_gear_problem_shows_in_one_round(ff_campaign, player, client_for):
+    gear = [{"name": "Deck", "binding": 2}, {"name": "Hooks", "attached_to": "Deck"}]
+    response = client_for(player).post(new_url(ff_campaign), build_data(gear=gear))
+    errors = " ".join(response.context["form"].errors["gear"])
+    assert "Row 1 (Binds): Deck binds 2" in errors
+    assert "Row 2 (Attached to): Deck is not a Load Bearing item" in errors
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_load_bearing_lets_a_build_use_an_attribute_up_exactly(ff_campaign, player, client_for):
+    gear = [
+        {"name": "Frame", "binds": "body", "binding": 1, "load_bearing": 2},
+        {"name": "Cannon", "binds": "body", "binding": 2, "attached_to": "frame"},
+    ]
+    response = client_for(player).post(new_url(ff_campaign), build_data(body=1, gear=gear, programs=[]))
+    assert response.status_code == 302
+    assert system.state(Character.objects.get()).current_max.body == 0
+
+
+# ----- the sheet and in-place edits ---------------------------------------------------------------
+
+
+def test_sheet_shows_attributes_gear_programs_and_harm(character, client_for, player):
+    html = client_for(player).get(character.get_absolute_url()).content.decode()
+    assert 'id="ff-body-numbers"' in html and "binding 2" in html
+    assert "Load Bearing 1" in html and "Hardened" in html and "attached to Rig harness" in html
+    assert "SPIKE · STEEL" in html and "binds MIND 2" in html
+    assert 'id="ff-harm1-state"' in html and "5d20" in html
+
+
+def test_spending_points_updates_current_and_sends_it_back(character, client_for, player):
+    client = client_for(player)
+    version = Character.objects.get(pk=character.pk).version
+    response = edit(client, character, "body_spent", "2")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="ff-body-numbers" class="ff-attr-numbers" hx-swap-oob="true"' in html
+    assert 'aria-label="BODY current 1 of 3"' in html
+    # The edited field comes back in place, not out of band; the others refresh out of band.
+    assert 'id="ff-body-spent"' not in html and 'id="ff-mind-spent"' in html
+    character.refresh_from_db()
+    assert character.freefall.body_spent == 2
+    assert character.version == version + 1
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("body_spent", "4", "BODY has 3 to spend"),
+        ("body_spent", "lots", "must be a whole number"),
+        ("body_spent", "-1", "at least 0"),
+        ("body_perm", "1", "bind 2 BODY, so the permanent value cannot go below 2"),
+        ("body_perm", "11", "at most 10"),
+        ("harm1_state", "dead", "Choose one of the listed options"),
+    ],
+)
+def test_bad_edits_are_refused_and_change_nothing(character, client_for, player, path, value, message):
+    client = client_for(player)
+    character.refresh_from_db()
+    version = character.version
+    before = (FreeFallSheet.objects.values().get(pk=character.freefall.pk), counts())
+    response = edit(client, character, path, value)
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert f'value="{value}"' in response.content.decode() or "<select" in response.content.decode()
+    character.refresh_from_db()
+    assert character.version == version
+    assert (FreeFallSheet.objects.values().get(pk=character.freefall.pk), counts()) == before
+
+
+def test_stale_edit_is_refused_with_the_current_value(character, client_for, player, gm):
+    player_client = client_for(player)
+    character.refresh_from_db()
+    seen = character.version
+    assert edit(client_for(gm), character, "mind_spent", "1").status_code == 200
+    response = edit(player_client, character, "mind_spent", "2", version=seen)
+    assert response.status_code == 409
+    assert "MIND spent is now 1" in response.content.decode()
+    character.refresh_from_db()
+    assert character.freefall.mind_spent == 1
+
+
+def test_lowering_permanent_keeps_current_at_or_above_zero(character, client_for, player):
+    client = client_for(player)
+    assert edit(client, character, "body_spent", "3").status_code == 200
+    response = edit(client, character, "body_perm", "3")
+    assert response.status_code == 200
+    sheet = FreeFallSheet.objects.get(pk=character.freefall.pk)
+    assert (sheet.body_perm, sheet.body_spent) == (3, 1)
+    assert 'aria-label="BODY current 0 of 1"' in response.content.decode()
+
+
+def test_harm_slots_fill_empty_and_shrink_the_pool(character, client_for, player):
+    client = client_for(player)
+    response = edit(client, character, "harm1_state", "temp")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="ff-harm1-kind" hx-swap-oob="true"' in html and "Physical" in html
+    assert "4d20" in html
+    assert edit(client, character, "harm2_kind", "psychic").status_code == 200
+    sheet = FreeFallSheet.objects.get(pk=character.freefall.pk)
+    assert (sheet.harm1_state, sheet.harm1_kind, sheet.harm2_state, sheet.harm2_kind) == (
+        "temp",
+        "physical",
+        "temp",
+        "psychic",
+    )
+    assert system.party_summary(Character.objects.get(pk=character.pk)) == "Harm 2/3 · pool 3"
+    # A filled slot cannot lose its kind while filled.
+    response = edit(client, character, "harm2_kind", "")
+    assert response.status_code == 422
+    assert "set it to Empty" in response.content.decode()
+    assert edit(client, character, "harm2_state", "empty").status_code == 200
+    sheet.refresh_from_db()
+    assert (sheet.harm2_state, sheet.harm2_kind) == ("empty", "")
+
+
+def test_gear_condition_and_program_status_edit_in_place(character, client_for, player):
+    client = client_for(player)
+    vest = character.ff_gear.get(name="Carbon vest")
+    program = character.ff_programs.get()
+    response = edit(client, character, f"gear:{vest.pk}:condition", "broken")
+    assert response.status_code == 200
+    assert "AV 0" in response.content.decode()  # broken armor protects no more
+    assert edit(client, character, f"program:{program.pk}:compromised", "yes").status_code == 200
+    program.refresh_from_db()
+    vest.refresh_from_db()
+    assert program.compromised and vest.condition == "broken"
+    # Broken gear and compromised programs keep binding.
+    assert system.state(Character.objects.get(pk=character.pk)).binding.mind == 2
+
+
+def test_other_players_and_outsiders_cannot_edit(character, client_for, other_player, outsider):
+    assert edit(client_for(other_player), character, "body_spent", "1").status_code == 403
+    assert edit(client_for(outsider), character, "body_spent", "1").status_code == 404
+    assert FreeFallSheet.objects.get(pk=character.freefall.pk).body_spent == 0
+
+
+def test_unknown_paths_are_404(character, client_for, player):
+    client = client_for(player)
+    assert edit(client, character, "luck_spent", "1").status_code == 404
+    assert edit(client, character, "gear:999999:condition", "ok").status_code == 404
+
+
+# ----- buttons and exact chances ------------------------------------------------------------------
+
+
+def test_buttons_show_the_exact_chance_for_the_default_options(character, client_for, player):
+    html = client_for(player).get(reverse("sheet_buttons", args=[character.pk]), **HX).content.decode()
+    plain = rules.odds(5, 11).at_least_success
+    hack = rules.hack_odds(5, 11, program=rules.Program("Needle", "spike", "steel")).at_least_success
+    assert f'BODY 3 - <span class="roll-chance">{format_percent(plain)}</span>' in html
+    assert f'Needle STEEL - <span class="roll-chance">{escape(format_percent(hack))}</span>' in html
+    assert "5d20+5 vs TN 11" in html
+
+
+def test_buttons_follow_the_options(character, client_for, player):
+    html = (
+        client_for(player)
+        .get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "2"}, **HX)
+        .content.decode()
+    )
+    # Hard (TN 16) with 2 dice: each die succeeds on 16-20, 1/4; P(at least one) = 7/16 = 43.75%.
+    assert rules.odds(2, 16).at_least_success == pytest.approx(7 / 16)
+    assert 'GHOST 5 - <span class="roll-chance">43.8%</span>' in html
+    assert "2d20 vs TN 16" in html
+    # STEEL adds 5: 11-20 succeed, 1/2 a die; P(at least one of 2) = 3/4.
+    assert 'Needle STEEL - <span class="roll-chance">75.0%</span>' in html
+
+
+def test_more_dice_than_the_pool_is_refused(character, client_for, player):
+    client = client_for(player)
+    edit(client, character, "harm1_state", "perm")
+    html = client.get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "5"}, **HX)
+    assert "Your pool is 4 dice right now; assign at most 4." in html.content.decode()
+    before = FeedEntry.objects.count()
+    response = roll(client, character, "attribute:body", dice="5")
+    assert response.status_code == 422
+    assert "assign at most 4" in response.content.decode()
+    assert FeedEntry.objects.count() == before
+
+
+def test_the_picture_has_failure_success_and_greater_bars(character):
+    buttons = system.buttons(character, {"tn": "challenging", "dice": None, "conflict": True})
+    body = next(b for b in buttons if b.key == "attribute:body")
+    assert [bar.label for bar in body.picture] == ["failure", "success", "greater success"]
+    assert sum(bar.chance for bar in body.picture) == 1
+    assert body.chance == rules.odds(5, 11).at_least_success
+
+
+# ----- rolls --------------------------------------------------------------------------------------
+
+
+def test_attribute_roll_uses_the_given_dice_and_saves_the_feed_entry(
+    character, client_for, player, monkeypatch
+):
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([12, 3, 20, 1, 5]))
+    response = roll(client_for(player), character, "attribute:body")
+    assert response.status_code == 200
+    entry = FeedEntry.objects.get(character=character)
+    assert [d["face"] for d in entry.result["dice"]] == [12, 3, 20, 1, 5]
+    assert entry.result["outcome"] == "greater"
+    assert entry.result["successes"] == 2
+    assert entry.result["crit"] and entry.result["complication"]
+    assert entry.summary == "5d20 vs TN 11: 2 successes, greater success (natural 20, complication)"
+    html = response.content.decode()
+    assert "greater success" in html and '<span class="die' in html
+
+
+def test_program_roll_with_a_one_compromises_and_saves_the_program(
+    character, client_for, player, monkeypatch
+):
+    program = character.ff_programs.get()
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([1, 7, 9]))
+    response = roll(client_for(player), character, f"program:{program.pk}", tn="hard", dice="3")
+    assert response.status_code == 200
+    entry = FeedEntry.objects.get(character=character)
+    # 1+5, 7+5, 9+5 all miss TN 16: a failure, and the 1 compromises Needle.
+    assert [d["face"] for d in entry.result["dice"]] == [1, 7, 9]
+    assert entry.result["outcome"] == "failure" and entry.result["bonus"] == 5
+    assert entry.result["changes"] == ["Needle compromised (a natural 1): out for the rest of the mission"]
+    assert entry.summary == "3d20+5 vs TN 16: 0 successes, failure (complication)"
+    program.refresh_from_db()
+    assert program.compromised
+    html = response.content.decode()
+    assert "Needle compromised" in html
+    assert f'id="ff-program{program.pk}-status" class="ff-program-status ff-compromised"' in html
+    assert "Needle (compromised)" in html  # the button now says so
+
+
+def test_program_roll_bonus_turns_a_low_die_into_a_success(character, client_for, player, monkeypatch):
+    program = character.ff_programs.get()
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([11, 4]))
+    roll(client_for(player), character, f"program:{program.pk}", tn="hard", dice="2")
+    entry = FeedEntry.objects.get(character=character)
+    assert entry.result["outcome"] == "success" and entry.result["changes"] == []
+    assert entry.chance == str(
+        rules.hack_odds(2, 16, program=rules.Program("N", "spike", "steel")).at_least_success
+    )
+    program.refresh_from_db()
+    assert not program.compromised
+
+
+def test_a_compromised_program_cannot_roll(character, client_for, player):
+    program = character.ff_programs.get()
+    program.compromised = True
+    program.save()
+    response = roll(client_for(player), character, f"program:{program.pk}")
+    assert response.status_code == 422
+    assert "Needle is compromised" in response.content.decode()
+    assert not FeedEntry.objects.exists()
+
+
+def test_unknown_roll_key_is_404(character, client_for, player):
+    assert roll(client_for(player), character, "attribute:luck").status_code == 404
+    assert roll(client_for(player), character, "program:999999").status_code == 404
+
+
+# ----- export, import, demo -----------------------------------------------------------------------
+
+
+def upload(client, campaign, content: bytes, name="character.json"):
+    return client.post(
+        reverse("character_import", args=[campaign.pk]),
+        {"file": SimpleUploadedFile(name, content, content_type="application/json")},
+    )
+
+
+def test_export_import_round_trip(character, client_for, player, ff_campaign):
+    client = client_for(player)
+    exported = json.loads(client.get(reverse("sheet_export", args=[character.pk])).content)
+    assert exported["system"] == "freefall"
+    assert exported["sheet"]["gear"][3] == {
+        "name": "Rail pistol",
+        "binds": "body",
+        "binding": 1,
+        "av": 0,
+        "dv": 3,
+        "high_impact": False,
+        "piercing": False,
+        "hardened": False,
+        "load_bearing": 0,
+        "attached_to": "Rig harness",
+    }
+    response = upload(client, ff_campaign, json.dumps(exported).encode())
+    assert response.status_code == 302
+    copy = Character.objects.exclude(pk=character.pk).get()
+    assert system.export_data(copy) == exported["sheet"]
+    assert copy.name == character.name
+
+
+def test_import_refusals_save_nothing(character, client_for, player, ff_campaign, make_campaign):
+    client = client_for(player)
+    exported = json.loads(client.get(reverse("sheet_export", args=[character.pk])).content)
+    before = counts()
+    wrong_system = dict(exported, system="triad")
+    over_bound = json.loads(json.dumps(exported))
+    over_bound["sheet"]["mind"] = 1
+    broken_gear = json.loads(json.dumps(exported))
+    broken_gear["sheet"]["gear"] = "lots"
+    cases = [
+        (json.dumps(wrong_system).encode(), "That character is for 'triad'"),
+        (b"{not json", "not valid JSON"),
+        (b" " * (65 * 1024), "too large"),
+        (json.dumps(over_bound).encode(), "bind 2 MIND, but you only have 1"),
+        (json.dumps(broken_gear).encode(), "The gear list could not be read"),
+    ]
+    for content, message in cases:
+        response = upload(client, ff_campaign, content)
+        assert response.status_code == 302
+        shown = [str(m) for m in response.wsgi_request._messages]
+        assert any(message in m for m in shown), (message, shown)
+    assert counts() == before
+
+
+def test_demo_characters_build(ff_campaign, player, other_player):
+    load_demo_characters(ff_campaign, players=[player, other_player])
+    characters = Character.objects.filter(campaign=ff_campaign)
+    assert characters.count() == 2
+    osei = characters.get(owner=other_player)
+    state = system.state(osei)
+    # Icebreaker CHROME 3 + Firewall RED COUNTER 2 + Puppeteer RED PWN 2; the deck rides the harness.
+    assert state.binding.mind == 7 and state.current_max.mind == 2
+    assert system.party_summary(osei) == "Harm 0/3 · pool 5"
