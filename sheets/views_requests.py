@@ -61,7 +61,8 @@ def requests_gm(request, campaign_id: int):
     if request.method != "POST":
         return _gm_panel(request, campaign)
     form = RequestForm(request.POST, campaign=campaign)
-    options_form = system_for(campaign).options_form(character=None, data=_options_data(request.POST))
+    options_data = _options_data(campaign, request.POST)
+    options_form = system_for(campaign).options_form(character=None, data=options_data)
     if not (form.is_valid() & options_form.is_valid()):
         return _gm_panel(request, campaign, form=form, options_form=options_form, status=422)
     try:
@@ -80,13 +81,16 @@ def requests_gm(request, campaign_id: int):
     return _gm_panel(request, campaign)
 
 
-def _options_data(post):
-    """The options form's fields as the GM typed them, without the request form's own fields."""
-    return {
-        key: post.getlist(key) if len(post.getlist(key)) > 1 else post.get(key)
-        for key in post
-        if key not in RequestForm.base_fields and key != "csrfmiddlewaretoken"
+def _options_data(campaign, post):
+    """The options as the GM typed them; a field left out takes the sheet's default."""
+    defaults = system_for(campaign).options_form(character=None).fields
+    data = {
+        name: "" if field.initial is None else str(field.initial)
+        for name, field in defaults.items()
+        if not isinstance(field.widget, forms.CheckboxInput)
     }
+    data.update({key: post.get(key) for key in post if key in defaults})
+    return data
 
 
 def _plain(data) -> dict:

@@ -735,7 +735,9 @@ class FreeFallSystem(SheetSystem):
     # ----- rolls -----------------------------------------------------------------------------------
 
     def options_form(self, *, character, data=None):
-        return FreeFallOptionsForm(data, pool=self.state(character).pool)
+        # No character: the GM's roll-request form; each answering sheet checks its own pool.
+        pool = self.state(character).pool if character is not None else rules.pool(0)
+        return FreeFallOptionsForm(data, pool=pool)
 
     @staticmethod
     def _roll_settings(options, pool: int) -> tuple[rules.Difficulty, int, bool]:

@@ -108,3 +108,19 @@ def test_only_the_gm_asks_and_only_the_owner_answers(table, gm, player, other_pl
         client_for(other_player).get(reverse("sheet_requests", args=[mine.pk]))
     )
     assert not FeedEntry.objects.exists()
+
+
+@pytest.mark.parametrize("system", ["fivebyfive", "freefall", "triad", "l5r"])
+def test_every_system_takes_requests_with_default_options(
+    make_campaign, gm, player, other_player, client_for, system
+):
+    from sheets.demo import load_demo_characters
+
+    campaign = make_campaign(system, players=[player, other_player])
+    load_demo_characters(campaign, players=[player, other_player])
+    assert client_for(gm).get(reverse("requests_gm", args=[campaign.pk])).status_code == 200
+    mine = campaign.characters.get(owner=player)
+    data = {"label": "Steady now", "characters": [mine.pk], "roll_key": "", "visibility": "public"}
+    assert client_for(gm).post(reverse("requests_gm", args=[campaign.pk]), data).status_code == 200
+    prompt = page_text(client_for(player).get(reverse("sheet_requests", args=[mine.pk])))
+    assert "The GM asks: Steady now" in prompt and "%" in prompt
