@@ -259,92 +259,16 @@ def chat_line_create(
     )
 
 
-# Exact odds for dice-box lines that have a target. Bounded so a request never computes for long:
-# anything bigger (or exploding dice outside roll and keep) simply shows no chance.
-_MAX_CONVOLUTION = 600  # count * sides of one plain dice group
-_MAX_ENUMERATION = 50_000  # sides ** count for a group that keeps some of its dice
-_MAX_SUPPORT = 20_000  # distinct totals across the whole expression
-
-
-def notation_chance(tree, *, odd_die_bonus: bool = False):
-    """The exact chance (a Fraction) that a dice-box line meets its target; None when not worked out."""
-    from fractions import Fraction
-
-    from rules import fivebyfive, l5r, notation
-    from rules.dice import RulesError
-
-    if isinstance(tree, notation.FiveByFive):
-        return fivebyfive.chance(tree.value, doubles_token=tree.doubles_token)
-    if tree.target is None:
-        return None
-    constant = sum(t.sign * t.node.value for t in tree.terms if isinstance(t.node, notation.Constant))
-    groups = [t for t in tree.terms if not isinstance(t.node, notation.Constant)]
-    try:
-        if len(groups) == 1 and isinstance(groups[0].node, notation.RollKeep) and groups[0].sign > 0:
-            node = groups[0].node
-            return l5r.chance(
-                node.rolled,
-                node.kept,
-                tree.target,
-                explode=not node.unskilled,
-                bonus=constant,
-                odd_die_bonus=odd_die_bonus,
-            )
-        counts, denominator = {constant: 1}, 1
-        for term in groups:
-            group = _dice_counts(term.node)
-            if group is None:
-                return None
-            group_counts, group_denominator = group
-            if term.sign < 0:
-                group_counts = {-total: n for total, n in group_counts.items()}
-            counts = _convolve(counts, group_counts)
-            if len(counts) > _MAX_SUPPORT:
-                return None
-            denominator *= group_denominator
-    except RulesError:
-        return None
-    chance = Fraction(sum(n for total, n in counts.items() if total >= tree.target), denominator)
-    if len(str(chance)) > CHANCE_MAX_LENGTH:
-        # 100d6 has a 78-digit denominator; the column holds 80 characters. The nearest fraction with a
-        # 30-digit denominator differs by under 1e-60, far past anything a percentage shows.
-        chance = chance.limit_denominator(10**30)
-    return chance
-
-
+# The chance column holds 80 characters; 100d6 has a 78-digit denominator. The nearest fraction with a
+# 30-digit denominator differs by under 1e-60, far past anything a percentage shows.
 CHANCE_MAX_LENGTH = 80
 
 
-def _convolve(left: dict[int, int], right: dict[int, int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for a, m in left.items():
-        for b, n in right.items():
-            out[a + b] = out.get(a + b, 0) + m * n
-    return out
-
-
-def _dice_counts(node) -> tuple[dict[int, int], int] | None:
-    """Ways to reach each total with one plain dice group, and the number of outcomes; None if too big."""
-    import itertools
-
+def notation_chance(tree, *, odd_die_bonus: bool = False):
+    """The exact chance of a dice-box line, shortened to fit the feed entry's column."""
     from rules import notation
 
-    if not isinstance(node, notation.Dice) or node.explode:
-        return None
-    die = {face: 1 for face in range(1, node.sides + 1)}
-    if node.keep is None:
-        if node.count * node.sides > _MAX_CONVOLUTION:
-            return None
-        counts = {0: 1}
-        for _ in range(node.count):
-            counts = _convolve(counts, die)
-        return counts, node.sides**node.count
-    if node.sides**node.count > _MAX_ENUMERATION:
-        return None
-    counts = {}
-    highest = node.keep is notation.Keep.HIGHEST
-    for faces in itertools.product(range(1, node.sides + 1), repeat=node.count):
-        ordered = sorted(faces, reverse=highest)
-        total = sum(ordered[: node.keep_count])
-        counts[total] = counts.get(total, 0) + 1
-    return counts, node.sides**node.count
+    chance = notation.chance(tree, odd_die_bonus=odd_die_bonus)
+    if chance is not None and len(str(chance)) > CHANCE_MAX_LENGTH:
+        chance = chance.limit_denominator(10**30)
+    return chance

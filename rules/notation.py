@@ -18,11 +18,16 @@ Every bound is checked while parsing, before a single die is thrown, so abusive 
 from __future__ import annotations
 
 import enum
+import itertools
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 
 from rules.dice import DiceLimitError, Roller, RulesError
 from rules.fivebyfive import RANKS as FIVE_BY_FIVE_RANKS
+from rules.fivebyfive import chance as five_by_five_chance
 from rules.fivebyfive import check as five_by_five_check
+from rules.l5r import chance as l5r_chance
 from rules.l5r import ten_dice
 
 MAX_LENGTH = 200  # characters in one expression
@@ -708,3 +713,83 @@ def _term_data(term: TermRoll) -> dict:
     if isinstance(node, RollKeep):
         data.update(rolled=term.rolled, kept=term.kept, unskilled=node.unskilled)
     return data
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exact odds of a line with a target. Bounded so a request never computes for long: anything bigger
+# (or exploding dice outside roll and keep) simply has no chance worked out.
+_MAX_CONVOLUTION = 600  # count * sides of one plain dice group
+_MAX_ENUMERATION = 50_000  # sides ** count for a group that keeps some of its dice
+_MAX_SUPPORT = 20_000  # distinct totals across the whole expression
+
+
+def chance(tree: Expression | FiveByFive, *, odd_die_bonus: bool = False) -> Fraction | None:
+    """The exact chance (a Fraction) that a line meets its target; None without a target or when too big."""
+    if isinstance(tree, FiveByFive):
+        return five_by_five_chance(tree.value, doubles_token=tree.doubles_token)
+    if tree.target is None:
+        return None
+    constant = sum(t.sign * t.node.value for t in tree.terms if isinstance(t.node, Constant))
+    groups = [t for t in tree.terms if not isinstance(t.node, Constant)]
+    try:
+        if len(groups) == 1 and isinstance(groups[0].node, RollKeep) and groups[0].sign > 0:
+            node = groups[0].node
+            return l5r_chance(
+                node.rolled,
+                node.kept,
+                tree.target,
+                explode=not node.unskilled,
+                bonus=constant,
+                odd_die_bonus=odd_die_bonus,
+            )
+        counts, denominator = {constant: 1}, 1
+        for term in groups:
+            group = _dice_counts(term.node)
+            if group is None:
+                return None
+            group_counts, group_denominator = group
+            if term.sign < 0:
+                group_counts = {-total: n for total, n in group_counts.items()}
+            counts = _convolve(counts, group_counts)
+            if len(counts) > _MAX_SUPPORT:
+                return None
+            denominator *= group_denominator
+    except RulesError:
+        return None
+    return Fraction(sum(n for total, n in counts.items() if total >= tree.target), denominator)
+
+
+def _convolve(left: dict[int, int], right: dict[int, int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for a, m in left.items():
+        for b, n in right.items():
+            out[a + b] = out.get(a + b, 0) + m * n
+    return out
+
+
+@lru_cache(maxsize=256)
+def _dice_counts(node) -> tuple[dict[int, int], int] | None:
+    """Ways to reach each total with one plain dice group, and the number of outcomes; None if too big.
+
+    Cached: a table rolls the same few lines all night, and "4d6kh3" alone walks 1,296 outcomes.
+    Callers must not change the returned dict.
+    """
+    if not isinstance(node, Dice) or node.explode:
+        return None
+    die = {face: 1 for face in range(1, node.sides + 1)}
+    if node.keep is None:
+        if node.count * node.sides > _MAX_CONVOLUTION:
+            return None
+        counts = {0: 1}
+        for _ in range(node.count):
+            counts = _convolve(counts, die)
+        return counts, node.sides**node.count
+    if node.sides**node.count > _MAX_ENUMERATION:
+        return None
+    counts = {}
+    highest = node.keep is Keep.HIGHEST
+    for faces in itertools.product(range(1, node.sides + 1), repeat=node.count):
+        ordered = sorted(faces, reverse=highest)
+        total = sum(ordered[: node.keep_count])
+        counts[total] = counts.get(total, 0) + 1
+    return counts, node.sides**node.count

@@ -599,3 +599,19 @@ def test_frequencies_of_five_by_five_match_the_engine_chance():
     p = fivebyfive.chance(6)
     assert p == Fraction(23, 36)  # the seed: "6 (skilled) ... 23 in 36 chance"
     assert abs(wins - n * p) < 5 * math.sqrt(n * p * (1 - p))
+
+
+def test_chance_of_a_line_with_a_target():
+    # 4d6 keep the best 3 against 13: count every one of the 1,296 outcomes by hand.
+    import itertools
+    from fractions import Fraction
+
+    from rules import fivebyfive, l5r, notation
+
+    hits = sum(1 for faces in itertools.product(range(1, 7), repeat=4) if sum(sorted(faces)[1:]) >= 13)
+    assert notation.chance(notation.parse("4d6kh3 vs 13")) == Fraction(hits, 1296)
+    assert notation.chance(notation.parse("2d6+1 vs 8")) == Fraction(21, 36)
+    assert notation.chance(notation.parse("7k3 vs 20")) == l5r.chance(7, 3, 20)
+    assert notation.chance(notation.parse("5x5 vs 4")) == fivebyfive.chance(4)
+    assert notation.chance(notation.parse("3d6")) is None  # no target, no chance
+    assert notation.chance(notation.parse("d10! vs 15")) is None  # exploding outside roll and keep
