@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from django import forms
 
 from rules.dice import Roller
-from sheets.systems.base import Die
+from sheets.systems.base import Die, stored_result
 
 
 class EncounterError(Exception):
@@ -36,12 +36,7 @@ class Logged:
     secret: bool = False  # the GM's side rolled in secret: only the GM sees it
 
     def result(self) -> dict[str, Any]:
-        return {
-            "dice": [die.as_dict() for die in self.dice],
-            "outcome": self.outcome,
-            "total": self.total,
-            "changes": list(self.changes),
-        }
+        return stored_result(self.dice, self.outcome, self.total, self.changes)
 
 
 @dataclass(frozen=True)
@@ -61,6 +56,9 @@ class CombatRules:
 
     key: ClassVar[str]
     npc_form_class: ClassVar[type[forms.Form]]
+    # Options the GM sets on the start button (L5R's initiative roll); the cleaned values wait in
+    # ``encounter.state["start"]`` for ``start``. None: the start button has no fields.
+    start_form_class: ClassVar[type[forms.Form] | None] = None
 
     def npc_stats(self, cleaned_data: dict[str, Any]) -> dict[str, Any]:
         """A quick NPC's numbers as stored on its Combatant."""

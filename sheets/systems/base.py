@@ -89,13 +89,17 @@ class RollOutcome:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def result(self) -> dict[str, Any]:
-        return {
-            "dice": [die.as_dict() for die in self.dice],
-            "outcome": self.outcome,
-            "total": self.total,
-            "changes": list(self.changes),
-            **self.extra,
-        }
+        return {**stored_result(self.dice, self.outcome, self.total, self.changes), **self.extra}
+
+
+def stored_result(dice, outcome: str, total: int | None, changes) -> dict[str, Any]:
+    """A roll's result as a feed entry stores it (the shape campaigns/rendering.py draws)."""
+    return {
+        "dice": [die.as_dict() for die in dice],
+        "outcome": outcome,
+        "total": total,
+        "changes": list(changes),
+    }
 
 
 @dataclass(frozen=True)
