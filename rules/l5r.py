@@ -534,7 +534,7 @@ def cumulative(tn: int, totals: Iterable[int], *, minimum: int = 0) -> Cumulativ
     return CumulativeProgress(remaining, tuple(counted), remaining <= 0)
 
 
-# --------------------------------------------------------------------------- combat: initiative, Armor TN, wounds
+# ------------------------------------------------------------------ combat: initiative, Armor TN, wounds
 
 ARMOR_TN_BASE = 5  # Armor TN = 5 x Reflexes + 5 (+ armor): not in the seed, the usual L5R figure
 HEALTHY_PER_EARTH, RANK_PER_EARTH = 5, 2
@@ -546,7 +546,8 @@ class WoundLevel(NamedTuple):
     limit: int | None  # the most wounds this rank holds (running total); None for Dead
 
 
-# The ranks in order with their TN penalties; each holds Earth x 2 wounds, Healthy Earth x 5.
+# Not in the seed (L5R 4e's chart): the ranks in order with their TN penalties; each holds Earth x 2
+# wounds, Healthy Earth x 5. Past the last (Out) the character is dead.
 WOUND_PENALTIES: tuple[tuple[str, int | None], ...] = (
     ("Healthy", 0),
     ("Nicked", 3),

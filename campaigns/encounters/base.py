@@ -82,6 +82,24 @@ class CombatRules:
         """``actor``'s turn ends (a stun that lasted this turn wears off)."""
         return []
 
+    # ----- the shape of a round (override only when turns are not one per combatant) --------------
+
+    def current_actor(self, encounter, combatants: list):
+        """Whose turn it is: by default the ``encounter.turn``-th in the turn order."""
+        return combatants[encounter.turn % len(combatants)]
+
+    def turns_in_round(self, encounter, combatants: list) -> int:
+        """How many turns the round holds before it wraps (one per combatant by default)."""
+        return len(combatants)
+
+    def turn_over(self, encounter, actor, action: str) -> bool:
+        """Whether doing ``action`` ends the turn by itself, so the next one begins at once."""
+        return False
+
+    def hold(self, encounter, combatants: list) -> str:
+        """Why the GM may not move to the next turn yet ("" when nothing waits to be settled)."""
+        return ""
+
     def actions(self, encounter, actor, combatants: list) -> list[Action]:
         """What ``actor`` may do now."""
         raise NotImplementedError

@@ -93,10 +93,18 @@ def combatant_add_npc(*, encounter: Encounter, name: str, cleaned_data: dict[str
 
 
 @transaction.atomic
-def encounter_start(*, encounter: Encounter, version: int, roller: Roller, author) -> Encounter:
+def encounter_start(
+    *, encounter: Encounter, version: int, roller: Roller, author, data: dict[str, Any] | None = None
+) -> Encounter:
     _claim(encounter, version)
     if encounter.status != Encounter.Status.SETUP:
         raise EncounterError("This encounter has already started.")
+    start_form_class = rules_for(encounter.campaign).start_form_class
+    if start_form_class is not None and data:
+        form = start_form_class(data)
+        if not form.is_valid():
+            raise EncounterError("Check the start options: " + form.errors.as_text())
+        encounter.state = {**encounter.state, "start": form.cleaned_data}
     combatants = combatants_of(encounter)
     if not any(c.side == Combatant.Side.PLAYERS for c in combatants) or not any(
         c.side == Combatant.Side.GM for c in combatants
@@ -127,7 +135,7 @@ def _save(encounter: Encounter, combatants: list[Combatant]) -> None:
 def current_actor(encounter: Encounter, combatants: list[Combatant]) -> Combatant | None:
     if encounter.status != Encounter.Status.RUNNING or not combatants:
         return None
-    return combatants[encounter.turn % len(combatants)]
+    return rules_for(encounter.campaign).current_actor(encounter, combatants)
 
 
 def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> list[Logged]:
@@ -136,7 +144,8 @@ def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> l
     lines: list[Logged] = []
     if not any(not combat.is_out(c) for c in combatants):
         return lines
-    for _ in range(len(combatants)):
+    # A round may hold more turns than combatants (FREE/FALL resolves each declared action in turn).
+    for _ in range(len(combatants) + combat.turns_in_round(encounter, combatants)):
         actor = current_actor(encounter, combatants)
         if actor is not None and not combat.is_out(actor):
             break
@@ -149,7 +158,7 @@ def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> li
     combat = rules_for(encounter.campaign)
     lines = combat.end_turn(encounter, current_actor(encounter, combatants), author)
     encounter.turn += 1
-    if encounter.turn >= len(combatants):
+    if encounter.turn >= combat.turns_in_round(encounter, combatants):
         encounter.turn = 0
         encounter.round += 1
         lines += combat.new_round(encounter, combatants)
@@ -190,6 +199,8 @@ def encounter_act(
         lines = combat.act(encounter, actor, action, target, data, roller, author)
     except RulesError as error:
         raise EncounterError(str(error)) from None
+    if combat.turn_over(encounter, actor, action):
+        lines += _advance(encounter, combatants, author=author)
     lines += _skip_out(encounter, combatants, author=author)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
@@ -203,6 +214,9 @@ def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encoun
     if encounter.status != Encounter.Status.RUNNING:
         raise EncounterError("The encounter is not running.")
     combatants = combatants_of(encounter)
+    held = rules_for(encounter.campaign).hold(encounter, combatants)
+    if held:
+        raise EncounterError(held)
     lines = _advance(encounter, combatants, author=author)
     lines += _skip_out(encounter, combatants, author=author)
     _save(encounter, combatants)

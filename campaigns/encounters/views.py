@@ -71,6 +71,7 @@ def _encounter_context(request, campaign, encounter):
             for a in actions
         ],
         "npc_form": _styled(combat.npc_form_class(prefix="npc")),
+        "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
         "npc_name_form": _styled(NpcNameForm()),
         "addable": campaign.characters.exclude(combatants__encounter=encounter).order_by("is_npc", "name")
         if encounter.status == Encounter.Status.SETUP
@@ -141,7 +142,10 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
                 encounter=encounter, name=name_form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
             )
         elif verb == "start":
-            services.encounter_start(encounter=encounter, version=version, roller=roller, author=request.user)
+            data = {k.removeprefix("start-"): v for k, v in request.POST.items() if k.startswith("start-")}
+            services.encounter_start(
+                encounter=encounter, version=version, roller=roller, author=request.user, data=data
+            )
         elif verb == "act":
             key = request.POST.get("action", "")
             data = {k.removeprefix(f"{key}-"): v for k, v in request.POST.items() if k.startswith(f"{key}-")}

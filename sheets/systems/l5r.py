@@ -10,7 +10,9 @@ two extra rolled dice buy one kept die and an odd die left over is lost; with th
 odd die becomes +2 to the total. It changes the pools shown in the builder, every chance and curve
 on the sheet, and the rolls themselves: each call into the engine passes it as ``odd_die_bonus``.
 
-Wounds are a plain number: the engine has no wound levels or wound TN penalties to apply.
+Wounds are a number on the sheet; the rank they fall in (``rules.l5r.wound_rank`` with Earth, the lower
+of Stamina and Willpower) is shown beside them, and its TN penalty is added to the TN of every TN roll
+made from the sheet (and in encounters), before raises. Damage rolls have no TN and take no penalty.
 """
 
 from __future__ import annotations
@@ -67,6 +69,20 @@ def _weapon_choice_label(weapon: rules.Weapon) -> str:
 
 def odd_die_bonus(campaign) -> bool:
     return bool((campaign.options or {}).get(ODD_DIE_OPTION))
+
+
+def _earth(sheet: L5RSheet) -> int:
+    return min(sheet.stamina, sheet.willpower)
+
+
+def wound_state(sheet: L5RSheet) -> rules.WoundLevel:
+    """The wound rank the sheet's wounds fall in, by its Earth ring."""
+    return rules.wound_rank(sheet.wounds, _earth(sheet))
+
+
+def wound_text(level: rules.WoundLevel) -> str:
+    """"Nicked +3", "Healthy", "Out": the rank and the TN penalty it adds."""
+    return f"{level.name} +{level.tn_penalty}" if level.tn_penalty else level.name
 
 
 def trait_label(trait: str) -> str:
@@ -288,10 +304,13 @@ class L5ROptionsForm(forms.Form):
 
     def __init__(self, *args, character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.sheet = character.l5r
+        # No character: the GM's roll-request form, checked again on each sheet that answers.
+        self.sheet = character.l5r if character is not None else None
 
     def clean(self):
         data = super().clean()
+        if self.sheet is None:
+            return data
         void = self.sheet.void
         if data.get("raises") is not None and data["raises"] > void:
             self.add_error("raises", f"With Void {void} you can call at most {void} raises.")
@@ -403,6 +422,7 @@ class L5RSystem(SheetSystem):
             "void_left": max(0, sheet.void - sheet.void_spent),
             "school_fields": [self.field(character, "school"), self.field(character, "school_rank")],
             "wounds_field": self.field(character, "wounds"),
+            "wound_rank": wound_state(sheet),
             "skills": [
                 {
                     "row": skill,
@@ -583,9 +603,9 @@ class L5RSystem(SheetSystem):
 
     @staticmethod
     def _plan(sheet, pool: rules.Pool, options) -> rules.RaisePlan:
-        """The TN after raises; RulesError for raises an unskilled roll may not take."""
+        """The TN after wounds and raises; RulesError for raises an unskilled roll may not take."""
         return rules.plan_raises(
-            options.get("tn", 15),
+            options.get("tn", 15) + rules.wound_penalty(sheet.wounds, _earth(sheet)),
             raises=options.get("raises") or 0,
             void=sheet.void,
             free_raises=options.get("free_raises") or 0,
@@ -596,6 +616,8 @@ class L5RSystem(SheetSystem):
     def buttons(self, character, options):
         sheet = character.l5r
         odd = odd_die_bonus(character.campaign)
+        penalty = rules.wound_penalty(sheet.wounds, _earth(sheet))
+        wound_note = f" (+{penalty} {wound_state(sheet).name})" if penalty else ""
         buttons = []
         for item in self._rollables(character, options):
             note = item["note"]
@@ -624,7 +646,7 @@ class L5RSystem(SheetSystem):
             curve = total_curve(pool, odd=odd, target=plan.tn)
             buttons.append(RollButton(
                 key=item["key"], label=item["label"], chance=pool.chance(plan.tn, odd_die_bonus=odd),
-                detail=f"{written} vs TN {plan.tn}" + (f" · {note}" if note else ""),
+                detail=f"{written} vs TN {plan.tn}{wound_note}" + (f" · {note}" if note else ""),
                 picture=Curve(tuple(curve.items()), plan.tn), group=item["group"],
             ))
         return buttons
@@ -655,9 +677,10 @@ class L5RSystem(SheetSystem):
                 changes.append(f"Void point spent: {sheet.void - sheet.void_spent} of {sheet.void} left")
             tn = plan.tn
             chance = pool.chance(tn, odd_die_bonus=odd)
+            penalty = rules.wound_penalty(sheet.wounds, _earth(sheet))
             request.update(tn=options.get("tn", 15), raises=plan.raises, free_raises=plan.free_raises,
                            free_raises_on_tn=plan.free_raises_on_tn, effective_tn=tn,
-                           use_void=bool(options.get("use_void")))
+                           use_void=bool(options.get("use_void")), wound_penalty=penalty)
         else:
             pool, plan, tn, chance = item["pool"], None, None, None
         try:
@@ -677,6 +700,9 @@ class L5RSystem(SheetSystem):
         else:
             outcome = "success" if result.success else "failure"
             summary = f"{result.total} vs TN {tn}, {rules.difficulty_name(tn)} ({result.notation}): {outcome}"
+            if request["wound_penalty"]:
+                wounded = wound_state(sheet).name
+                summary += f" · TN includes +{request['wound_penalty']} for wounds ({wounded})"
             if result.success:
                 if plan.effects:
                     summary += f", {plan.effects} raise{'s' if plan.effects != 1 else ''} made"
@@ -728,7 +754,8 @@ class L5RSystem(SheetSystem):
 
     def party_summary(self, character):
         sheet = character.l5r
-        return f"Wounds {sheet.wounds} · Void {max(0, sheet.void - sheet.void_spent)}/{sheet.void}"
+        void_left = max(0, sheet.void - sheet.void_spent)
+        return f"Wounds {sheet.wounds} ({wound_text(wound_state(sheet))}) · Void {void_left}/{sheet.void}"
 
 
 system = L5RSystem()

@@ -146,7 +146,7 @@ def test_demo_characters_build(demo_character, player, other_player):
     tishi = Character.objects.get(owner=other_player)
     assert tishi.name == "Isawa Tishi" and tishi.l5r.school_rank == 1
     assert rules.ring_rank("fire", tishi.l5r.trait_values()) == 3
-    assert SYSTEMS["l5r"].party_summary(shinai) == "Wounds 0 · Void 2/2"
+    assert SYSTEMS["l5r"].party_summary(shinai) == "Wounds 0 (Healthy) · Void 2/2"
 
 
 # ----- the sheet ---------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_editing_skill_rank_emphasis_and_weapon(demo_character, player, client_f
     katana.refresh_from_db()
     character.l5r.refresh_from_db()
     assert (kyujutsu.rank, kyujutsu.emphasis, katana.kept, character.l5r.wounds) == (5, "Yumi", 3, 7)
-    assert SYSTEMS["l5r"].party_summary(character) == "Wounds 7 · Void 2/2"
+    assert SYSTEMS["l5r"].party_summary(character) == "Wounds 7 (Healthy) · Void 2/2"
 
 
 def test_lowering_void_drags_points_spent_down(demo_character, player, client_for):
@@ -331,6 +331,37 @@ def test_shugenja_get_spell_buttons(demo_character, other_player, client_for):
     tishi = Character.objects.get(owner=other_player)  # Fire 3, school rank 1: 4k3 (the seed's example)
     page = buttons(client_for(other_player), tishi)
     assert f"Fire spell - <span class=\"roll-chance\">{format_percent(rules.chance(4, 3, 15))}</span>" in page
+
+
+def test_wounds_show_their_rank_and_raise_every_tn(demo_character, player, client_for):
+    character = demo_character("l5r")  # Stamina 2, Willpower 2: Earth 2, Healthy up to 10, Nicked to 14
+    client = client_for(player)
+    response = edit(client, character, "wounds", "12")
+    assert 'id="wound-rank" hx-swap-oob="true"' in response.content.decode()
+    assert "Nicked" in response.content.decode() and "+3 TN" in response.content.decode()
+    page = buttons(client, character, tn=20)
+    # Kyujutsu 7k3 now needs 23, and a raise on top of that 28.
+    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(rules.chance(7, 3, 23))}</span>" in page
+    assert "7k3 vs TN 23 (+3 Nicked)" in page
+    assert "7k3 vs TN 28" in buttons(client, character, tn=20, raises=1)
+    character.refresh_from_db()
+    assert "Nicked" in client.get(character.get_absolute_url()).content.decode()
+    assert SYSTEMS["l5r"].party_summary(character) == "Wounds 12 (Nicked +3) · Void 2/2"
+
+
+def test_wound_penalty_lands_on_the_roll(demo_character, player, client_for, fixed_dice):
+    character = demo_character("l5r")
+    L5RSheet.objects.filter(character=character).update(wounds=16)  # Grazed: +5
+    key = f"skill:{character.l5r_skills.get(name='Kyujutsu').pk}"
+    fixed_dice(2, 4, 5, 7, 7, 8, 10, 2)  # 27, as in the seed's example
+    roll(client_for(player), character, key, tn=20)
+    entry = FeedEntry.objects.get()
+    assert entry.request["effective_tn"] == 25 and entry.request["wound_penalty"] == 5
+    assert entry.result["outcome"] == "success" and "TN includes +5 for wounds (Grazed)" in entry.summary
+    assert Fraction(entry.chance) == rules.chance(7, 3, 25)
+    fixed_dice(2, 4, 5, 7, 7, 8, 10, 2)
+    roll(client_for(player), character, key, tn=20, raises=1)  # 27 vs 30: the wounds cost the raise
+    assert FeedEntry.objects.latest("seq").result["outcome"] == "failure"
 
 
 # ----- rolls -------------------------------------------------------------------------------------------

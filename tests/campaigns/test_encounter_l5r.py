@@ -1,0 +1,294 @@
+"""A scripted L5R fight through the services, with fixed dice, checking every number after every step."""
+
+from fractions import Fraction
+
+import pytest
+from django.urls import reverse
+
+from campaigns.encounters import services
+from campaigns.encounters.base import EncounterError
+from campaigns.models import FeedEntry
+from rules import l5r as rules
+from rules.dice import FixedFaces, Roller
+from sheets.demo import load_demo_characters
+from sheets.history import change_undo, snapshot
+from sheets.models import SheetChange
+
+BANDIT = {
+    "reflexes": 2,
+    "agility": 3,
+    "strength": 3,
+    "earth": 2,
+    "void": 2,
+    "insight_rank": 1,
+    "attack_skill": 2,
+    "weapon_rolled": 3,
+    "weapon_kept": 2,
+    "armor": 5,
+}
+
+
+def roller(*faces):
+    return Roller(FixedFaces(faces))
+
+
+@pytest.fixture
+def fight(make_campaign, gm, player, other_player):
+    campaign = make_campaign("l5r", players=[player, other_player])
+    load_demo_characters(campaign, players=[player, other_player])
+    # Reflexes 3, Agility 3, Strength 2, Stamina 2, Willpower 2 (Earth 2), Void 2, school rank 1;
+    # Kenjutsu 2, Kyujutsu 4; a katana (3k2), a wakizashi and a yumi (strength 3).
+    shinai = campaign.characters.get(name="Bayushi Shinai")
+    encounter = services.encounter_create(campaign=campaign, name="Road")
+    services.combatant_add_character(encounter=encounter, character=shinai)
+    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=BANDIT)
+    return encounter, shinai, bandit
+
+
+def reload(encounter):
+    encounter.refresh_from_db()
+    return encounter, {c.name: c for c in encounter.combatants.all()}
+
+
+def act(encounter, actor, target, data, *faces, gm):
+    return services.encounter_act(
+        encounter=encounter,
+        version=encounter.version,
+        actor_id=actor.pk,
+        action="attack",
+        target_id=target.pk,
+        data=data,
+        roller=roller(*faces),
+        author=gm,
+    )
+
+
+def next_turn(encounter, gm):
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    return reload(encounter)
+
+
+def test_a_short_l5r_fight(fight, gm):
+    encounter, shinai, bandit = fight
+    before_fight = snapshot(shinai)
+    katana = shinai.l5r_weapons.get(name="Katana").pk
+    yumi = shinai.l5r_weapons.get(name="Yumi").pk
+
+    # Initiative, Reflexes + school rank k Reflexes: Shinai 4k3 keeps 7 + 5 + 3 = 15; the bandit 3k2
+    # keeps 9 + 4 = 13. Shinai acts first; the bandit's roll is for the GM's eyes only.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    assert (by_name["Bayushi Shinai"].initiative, by_name["Bandit"].initiative) == (15, 13)
+    assert [c.name for c in encounter.combatants.order_by("position")] == ["Bayushi Shinai", "Bandit"]
+    assert (encounter.round, encounter.turn, encounter.status) == (1, 0, "running")
+    assert FeedEntry.objects.get(label__endswith="Bandit initiative").visibility == "gm"
+    initiative = FeedEntry.objects.get(label__endswith="Shinai initiative")
+    assert "Reflexes 3 + school rank 1: 4k3: 15" in initiative.summary
+
+    # Round 1. Shinai: Kenjutsu 2 + Agility 3 = 5k3, a Void point makes it 6k4, one raise.
+    # The bandit's Armor TN is 5 x 2 + 5 + 5 armor = 20, + 5 for the raise = 25.
+    # Dice 10+6, 8, 4, 3, 2, 1: keeps 16 + 8 + 4 + 3 = 31, a hit.
+    # Damage: katana 3k2 + Strength 2 = 5k2, + 1k0 for the raise = 6k2: 9 + 7 = 16 wounds.
+    # The bandit (Earth 2: Healthy to 10, Nicked to 14, Grazed to 18) is Grazed, +5 to its TNs.
+    act(
+        encounter,
+        by_name["Bayushi Shinai"],
+        bandit,
+        {"skill": "Kenjutsu", "weapon": str(katana), "raises": "1", "use_void": "on"},
+        *(10, 6, 8, 4, 3, 2, 1),
+        *(9, 7, 3, 2, 1, 5),
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["wounds"] == 16
+    shinai.l5r.refresh_from_db()
+    assert (shinai.l5r.void_spent, shinai.l5r.wounds) == (1, 0)
+    attack = FeedEntry.objects.get(label__endswith="Shinai attacks Bandit")
+    assert attack.result["total"] == 31 and attack.result["outcome"] == "hit"
+    assert Fraction(attack.chance) == rules.chance(6, 4, 25)
+    assert "vs TN 25 (Armor TN 20 + 5 for 1 raise): 31, hit" in attack.summary
+    assert [d["face"] for d in attack.result["dice"]] == [16, 8, 4, 3, 2, 1]
+    assert attack.result["changes"] == ["Bayushi Shinai: Void point spent, 1 of 2 left"]
+    damage = FeedEntry.objects.get(label__endswith="Shinai damages Bandit")
+    assert damage.result["total"] == 16 and "Katana 3k2 + Strength 2 + 1k0 for raises: 6k2" in damage.summary
+    assert damage.result["changes"] == ["Bandit: wounds 0 -> 16 (Grazed +5)"]
+    # One attack a turn.
+    assert services.combatants_of(encounter)[0].state == {"attacked": True}
+    with pytest.raises(EncounterError, match="not open"):
+        act(encounter, by_name["Bayushi Shinai"], bandit, {}, gm=gm)
+    encounter.refresh_from_db()
+
+    # The bandit: attack skill 2 + Agility 3 = 5k3 against Shinai's Armor TN 5 x 3 + 5 = 20, + 5 for its
+    # Grazed wounds = 25. Dice 8, 9, 6, 2, 1 keep 23: it would have hit unhurt; now it misses.
+    encounter, by_name = next_turn(encounter, gm)
+    assert encounter.turn == 1
+    act(encounter, by_name["Bandit"], by_name["Bayushi Shinai"], {"raises": "0"}, 8, 9, 6, 2, 1, gm=gm)
+    miss = FeedEntry.objects.get(label__endswith="Bandit attacks Bayushi Shinai")
+    assert miss.result["total"] == 23 and miss.result["outcome"] == "miss"
+    assert "vs TN 25 (Armor TN 20 + 5 for Grazed wounds): 23, miss" in miss.summary
+    assert Fraction(miss.chance) == rules.chance(5, 3, 25)
+    assert not FeedEntry.objects.filter(label__endswith="Bandit damages Bayushi Shinai").exists()
+
+    # Round 2. Shinai shoots: Kyujutsu 4 + Reflexes 3 = 7k3 against TN 20. 9 + 9 + 8 = 26, a hit.
+    # Damage: standard arrow 2k2 + the yumi's strength 3 = 5k2: 4 + 3 = 7. The bandit: 16 -> 23, Injured.
+    encounter, by_name = next_turn(encounter, gm)
+    assert (encounter.round, encounter.turn) == (2, 0)
+    act(
+        encounter,
+        by_name["Bayushi Shinai"],
+        bandit,
+        {"skill": "Kyujutsu", "weapon": str(yumi), "raises": "0"},
+        *(9, 9, 8, 1, 1, 1, 1),
+        *(4, 3, 2, 2, 1),
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["wounds"] == 23
+    shot = FeedEntry.objects.filter(label__endswith="Shinai damages Bandit").latest("seq")
+    assert "Standard arrow 2k2 + Yumi strength 3: 5k2: 7 wounds" in shot.summary
+    assert shot.result["changes"] == ["Bandit: wounds 16 -> 23 (Injured +15)"]
+
+    # The bandit spends a Void point: 6k4 against 20 + 15 for Injured = 35. 10+5, 9, 8, 6 = 38, a hit.
+    # Damage: weapon 3k2 + Strength 3 = 6k2: 10+2 and 5 = 17 wounds on Shinai's sheet: Grazed, +5.
+    encounter, by_name = next_turn(encounter, gm)
+    act(
+        encounter,
+        by_name["Bandit"],
+        by_name["Bayushi Shinai"],
+        {"raises": "0", "use_void": "on"},
+        *(10, 5, 9, 8, 6, 2, 1),
+        *(10, 2, 5, 3, 1, 1, 4),
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["void_spent"] == 1
+    shinai.l5r.refresh_from_db()
+    assert shinai.l5r.wounds == 17
+    hit = FeedEntry.objects.filter(label__endswith="Bandit attacks Bayushi Shinai").latest("seq")
+    assert hit.result["total"] == 38 and "vs TN 35" in hit.summary
+    assert Fraction(hit.chance) == rules.chance(6, 4, 35)
+    assert hit.result["changes"] == ["Bandit: Void point spent, 1 of 2 left"]
+    wounds = FeedEntry.objects.get(label__endswith="Bandit damages Bayushi Shinai")
+    assert wounds.result["total"] == 17 and wounds.character_id == shinai.pk
+    assert wounds.result["changes"] == ["Bayushi Shinai: wounds 0 -> 17 (Grazed +5)"]
+    change = SheetChange.objects.get(reason="17 wounds from Bandit")
+    assert list(change.before.values()) == [0] and list(change.after.values()) == [17]
+
+    # Round 3. Shinai's wounds now count: Kyujutsu 7k3 against 20 + 5 (Grazed) + 10 for two raises = 35.
+    # 10+10+5, 9, 8 = 42, a hit. Damage 5k2 + 2k0 = 7k2: 9 + 8 = 17. The bandit: 23 -> 40, past the
+    # 38 its Out rank holds: dead, and out of the fight.
+    encounter, by_name = next_turn(encounter, gm)
+    assert (encounter.round, encounter.turn) == (3, 0)
+    act(
+        encounter,
+        by_name["Bayushi Shinai"],
+        bandit,
+        {"skill": "Kyujutsu", "weapon": str(yumi), "raises": "2"},
+        *(10, 10, 5, 9, 8, 1, 1, 1, 1),
+        *(9, 8, 1, 1, 1, 1, 1),
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    last = FeedEntry.objects.filter(label__endswith="Shinai attacks Bandit").latest("seq")
+    assert "vs TN 35 (Armor TN 20 + 5 for Grazed wounds + 10 for 2 raises): 42, hit" in last.summary
+    assert "tens exploded: 10 + 10 + 5" in last.summary
+    assert Fraction(last.chance) == rules.chance(7, 3, 35)
+    assert by_name["Bandit"].stats["wounds"] == 40 and by_name["Bandit"].out
+    finish = FeedEntry.objects.filter(label__endswith="Shinai damages Bandit").latest("seq")
+    assert finish.result["changes"] == ["Bandit: wounds 23 -> 40 (Dead)", "Bandit is dead"]
+
+    # The bandit is out: the turn comes straight back to Shinai in round 4.
+    encounter, by_name = next_turn(encounter, gm)
+    assert (encounter.round, encounter.turn) == (4, 0)
+
+    # Every change to the sheet is traced, and undoing them in reverse restores the sheet exactly.
+    assert SheetChange.objects.filter(character=shinai).count() == 2  # the Void point and the wounds
+    for change in SheetChange.objects.filter(character=shinai).order_by("-pk"):
+        change_undo(change=change, author=gm)
+    shinai.refresh_from_db()
+    assert snapshot(shinai) == before_fight
+
+
+def test_the_gm_sets_the_initiative_roll(fight, gm, client_for):
+    encounter, shinai, bandit = fight
+    # One more rolled and kept die and +2 for everyone: Shinai 5k4 + 2, the bandit 4k3 + 2.
+    response = client_for(gm).post(
+        reverse("encounter_action", args=[encounter.campaign_id, encounter.pk, "start"]),
+        {"version": encounter.version, "start-extra_rolled": 1, "start-extra_kept": 1, "start-bonus": 2},
+    )
+    assert response.status_code == 302
+    encounter, by_name = reload(encounter)
+    assert encounter.state["start"] == {"extra_rolled": 1, "extra_kept": 1, "bonus": 2}
+    entry = FeedEntry.objects.get(label__endswith="Shinai initiative")
+    assert entry.result["total"] == by_name["Bayushi Shinai"].initiative
+    assert "5k4+2" in entry.summary and len(entry.result["dice"]) == 5
+
+
+def test_initiative_ties_go_to_reflexes(fight, gm):
+    encounter, _, bandit = fight
+    bandit.stats = {**bandit.stats, "reflexes": 4}
+    bandit.save()
+    # Shinai 4k3 keeps 6 + 5 + 4 = 15; the bandit, Reflexes 4, 5k4 keeps 5 + 4 + 3 + 3 = 15: it goes first.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(6, 5, 4, 1, 5, 4, 3, 3, 1), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    assert (by_name["Bayushi Shinai"].initiative, by_name["Bandit"].initiative) == (15, 15)
+    assert [c.name for c in encounter.combatants.order_by("position")] == ["Bandit", "Bayushi Shinai"]
+
+
+def test_attack_refusals(fight, gm):
+    encounter, shinai, bandit = fight
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    me = by_name["Bayushi Shinai"]
+    katana = str(shinai.l5r_weapons.get(name="Katana").pk)
+    refused = [
+        ({"skill": "Kenjutsu", "weapon": katana, "raises": "3"}, "Check the attack"),  # Void 2
+        ({"skill": "Kyujutsu", "weapon": katana, "raises": "0"}, "Kyujutsu needs a bow"),
+        ({"skill": "Jiujutsu", "weapon": "unarmed", "raises": "1"}, "unskilled roll cannot use raises"),
+    ]
+    for data, message in refused:
+        with pytest.raises(EncounterError, match=message):
+            act(encounter, me, bandit, data, 5, 5, 5, 5, 5, gm=gm)
+        encounter.refresh_from_db()
+    shinai.l5r.void_spent = 2
+    shinai.l5r.save()
+    with pytest.raises(EncounterError, match="no Void points left"):
+        act(encounter, me, bandit, {"skill": "Kenjutsu", "weapon": katana, "use_void": "on"}, gm=gm)
+    encounter.refresh_from_db()
+    assert FeedEntry.objects.filter(label__contains="attacks").count() == 0
+    assert SheetChange.objects.filter(character=shinai).count() == 0
+
+
+def test_npc_raises_are_capped_by_its_void(fight, gm):
+    encounter, shinai, _ = fight
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
+    )
+    encounter, by_name = next_turn(reload(encounter)[0], gm)
+    with pytest.raises(EncounterError, match="at most 2 raises"):
+        act(encounter, by_name["Bandit"], by_name["Bayushi Shinai"], {"raises": "3"}, gm=gm)
+
+
+def test_panels_and_the_gm_page(fight, gm, player, client_for):
+    encounter, shinai, _ = fight
+    gm_page = client_for(gm).get(encounter.get_absolute_url()).content.decode()
+    assert "Extra kept dice" in gm_page and "Insight rank" in gm_page
+    assert "Wounds 0 (Healthy; Out at 35) · Armor TN 20 · Void points 2/2" in gm_page
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
+    )
+    gm_page = client_for(gm).get(encounter.get_absolute_url()).content.decode()
+    for text in ("Raises called", "Kyujutsu 4", "Yumi (bow 3)", "Armor (sheet target)"):
+        assert text in gm_page, text
+    player_panel = (
+        client_for(player).get(reverse("encounter_panel", args=[encounter.campaign_id])).content.decode()
+    )
+    # The bandit's numbers stay with the GM (only a wounded rank would show); Shinai's are on show.
+    assert "Bandit" in player_panel and player_panel.count("Armor TN") == 1
+    assert "Wounds 0 (Healthy; Out at 35) · Armor TN 20 · Void points 2/2" in player_panel
