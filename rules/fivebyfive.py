@@ -725,19 +725,31 @@ def roll_attack(
     attack_token: bool = False,
     dodge_token: bool = False,
     damage_token: bool = False,
+    holding_token: bool = False,
+    dodge_holding_token: bool = False,
 ) -> AttackRoll:
-    """Roll to hit, let the target dodge (``dodge`` None: no dodge left), then roll damage on a hit."""
+    """Roll to hit, let the target dodge (``dodge`` None: no dodge left), then roll damage on a hit.
+
+    ``holding_token``/``dodge_holding_token`` say the attacker/target already holds a token it does
+    not spend, so doubles earn nothing new and the token is still held afterwards.
+    """
     if attack_token and damage_token:
         raise RulesError("One doubles token pays for one roll: spend it on the hit or on the damage.")
     _check_db_av(db, av)
     hit = roll_task(
-        roller, attack, steps=attack_steps, doubles_token=attack_token, holding_token=damage_token
+        roller,
+        attack,
+        steps=attack_steps,
+        doubles_token=attack_token,
+        holding_token=holding_token or damage_token,
     )
     if not hit.success:
         return AttackRoll(hit, None, None)
     dodged = None
     if dodge is not None:
-        dodged = roll_task(roller, dodge, steps=dodge_steps, doubles_token=dodge_token)
+        dodged = roll_task(
+            roller, dodge, steps=dodge_steps, doubles_token=dodge_token, holding_token=dodge_holding_token
+        )
         if dodged.success:
             return AttackRoll(hit, dodged, None)
     return AttackRoll(hit, dodged, roll_damage(roller, db=db, av=av, doubles_token=damage_token))

@@ -16,6 +16,13 @@ player's descriptors, "hp" for hit points), most important first; the engine's `
 that order into 6/4/4/2/2/-5 and HP = value + 10. Up/down buttons are submit buttons named ``move``
 ("<slot>:up" or "<slot>:down"), so ranking works without JavaScript; static/js/fivebyfive.js moves the
 rows in place and adds dragging.
+
+Experience (``xp_award``, ``xp_raise``; readings taken):
+
+- Only the GM awards XP, 1 to 20 at a time (a session is worth 1, a hard one or a long arc's end 2);
+  only the character's player spends it, one rank at a time, at the engine's price and caps.
+- Raising HP prices it on HP - 10, and current HP rises with the maximum: new hit points come unhurt.
+- A spend carries the value the player saw, so a double click or a stale tab is refused, not charged twice.
 """
 
 from __future__ import annotations
@@ -417,6 +424,8 @@ class FiveByFiveSystem(SheetSystem):
             "dodges": rules.dodges_per_round(shield=sheet.shield, offhand_dagger=sheet.offhand_dagger),
             "uses_aspects": bool(options.get(OPTION_ASPECTS)),
             "uses_advanced": bool(options.get(OPTION_ADVANCED)),
+            "xp_raise_options": xp_raise_options(character),
+            "xp_award_max": XP_AWARD_MAX,
         }
 
     @staticmethod
@@ -779,3 +788,92 @@ class FiveByFiveSystem(SheetSystem):
 
 
 system = FiveByFiveSystem()
+
+
+# ----- experience: the GM awards it, the player spends it ------------------------------------------
+
+#: The most XP one award may give: a session is worth 1 or 2, a long arc a few more.
+XP_AWARD_MAX = 20
+
+
+def _rules_descriptors(character) -> list[rules.Descriptor]:
+    sheet = character.fivebyfive
+    return [
+        rules.Descriptor(row.name, row.value, row.advanced, None) for row in character.descriptors.all()
+    ] + [rules.Descriptor(rules.HP_NAME, sheet.hp_rank)]
+
+
+def xp_raise_options(character) -> list[dict[str, Any]]:
+    """Every descriptor (and HP) with what raising it a rank costs, or why it cannot be raised."""
+    sheet = character.fivebyfive
+    rows = [(str(row.pk), row.name, row.value, row.advanced) for row in character.descriptors.all()]
+    rows.append((HP_SLOT, rules.HP_NAME, sheet.hp_rank, False))
+    options = []
+    for key, name, value, advanced in rows:
+        shown = rules.hp_points(value) if key == HP_SLOT else value
+        try:
+            cost = rules.improvement_cost(value, advanced=advanced)
+        except RulesError:
+            why = "poor: swap it instead" if value == rules.POOR else "at the top"
+            label = f"{name} {shown} ({why})"
+            options.append({"key": key, "value": value, "label": label, "cost": None})
+            continue
+        after = rules.hp_points(cost) if key == HP_SLOT else cost
+        options.append(
+            {"key": key, "value": value, "label": f"{name} {shown} → {after} ({cost} XP)", "cost": cost}
+        )
+    return options
+
+
+def xp_award(*, character, amount: int, author) -> None:
+    """The GM gives the character ``amount`` XP (a session is worth 1, a hard one 2)."""
+    from ..services import character_change
+
+    if not isinstance(amount, int) or not 1 <= amount <= XP_AWARD_MAX:
+        raise ValidationError(f"Award from 1 to {XP_AWARD_MAX} XP at a time.")
+    with character_change(character=character, author=author, reason=f"Awarded {amount} XP"):
+        sheet = character.fivebyfive
+        sheet.xp += amount
+        sheet.save(update_fields=["xp"])
+
+
+def xp_raise(*, character, key: str, expected_value: int, author) -> int:
+    """Spend XP to raise one descriptor (or HP) a rank, with the engine's costs and caps; the cost.
+
+    ``expected_value`` is the value the player saw: a second click (or another tab) finds it raised
+    already and is refused, rather than paying twice. Raises ValidationError; nothing is then saved.
+    """
+    from ..services import character_change
+
+    sheet = character.fivebyfive
+    if key == HP_SLOT:
+        name = rules.HP_NAME
+    else:
+        row = character.descriptors.filter(pk=int(key) if key.isdigit() else 0).first()
+        if row is None:
+            raise ValidationError("There is no such descriptor on this sheet.")
+        name = row.name
+    with character_change(character=character, author=author, reason=f"Spent XP: raised {name}") as record:
+        # Read again under character_change's lock, so two requests cannot both spend the same XP.
+        sheet.refresh_from_db()
+        current = sheet.hp_rank if key == HP_SLOT else character.descriptors.get(pk=row.pk).value
+        if current != expected_value:
+            shown = rules.hp_points(current) if key == HP_SLOT else current
+            raise ValidationError(f"{name} is {shown} now, not what you saw; look again before spending.")
+        try:
+            advancement = rules.improve(_rules_descriptors(character), name, xp=sheet.xp)
+        except RulesError as error:
+            raise ValidationError(f"{name} cannot be raised: {error}") from None
+        raised = next(d for d in advancement.descriptors if d.name == name)
+        if key == HP_SLOT:
+            # The new hit points come unhurt: current HP rises with the maximum.
+            sheet.hp += rules.hp_points(raised.value) - rules.hp_points(sheet.hp_rank)
+            sheet.hp_rank = raised.value
+        else:
+            row.value = raised.value
+            row.save(update_fields=["value"])
+        sheet.xp -= advancement.cost
+        sheet.save(update_fields=["xp", "hp", "hp_rank"])
+        shown = rules.hp_points(raised.value) if key == HP_SLOT else raised.value
+        record["reason"] = f"Spent {advancement.cost} XP: {name} raised to {shown}"
+    return advancement.cost

@@ -486,6 +486,15 @@ def test_roll_attack():
         f.roll_attack(fixed(1, 1), attack=4, db=1, attack_token=True, damage_token=True)
 
 
+def test_roll_attack_keeps_tokens_held_but_not_spent():
+    # The attacker holds a token and misses: it keeps the token; the target's doubles on a dodge earn
+    # nothing new when it already holds one.
+    a = f.roll_attack(fixed(5, 5), attack=4, db=1, holding_token=True)
+    assert a.attacker_token_held and not a.hit.token_earned
+    a = f.roll_attack(fixed(1, 2, 1, 1), attack=4, db=1, dodge=2, dodge_holding_token=True)
+    assert a.dodge.token_held and not a.dodge.token_earned
+
+
 def test_equipment_tables():
     assert [w.db for w in f.WEAPONS] == [0, 1, 2, 3, 4, 5]
     assert [a.av for a in f.ARMOR] == [0, -1, -2, -3, -4, -5, -6]

@@ -1,0 +1,411 @@
+"""A scripted Five by Five fight through the services, with fixed dice, checking every number."""
+
+import pytest
+from django import forms
+from django.urls import reverse
+
+from campaigns.encounters import services
+from campaigns.encounters.base import EncounterError
+from campaigns.encounters.fivebyfive import FiveByFiveNpcForm, parse_descriptors
+from campaigns.models import FeedEntry
+from rules.dice import FixedFaces, Roller
+from sheets.demo import load_demo_characters
+from sheets.history import change_undo, snapshot
+from sheets.models import SheetChange
+
+
+def roller(*faces):
+    return Roller(FixedFaces(faces))
+
+
+BANDIT = {"descriptors": {"Brute": 6, "Sneaky": 4}, "hp": 12, "weapon_db": 3, "armor_av": -1, "shield": False}
+
+
+@pytest.fixture
+def fight(make_campaign, gm, player, other_player):
+    campaign = make_campaign("fivebyfive", players=[player, other_player])
+    load_demo_characters(campaign, players=[player, other_player])
+    # Larry: Brawler 4 (attack), Uncanny Reflexes 2 (dodge), no steal-initiative descriptor, 12 HP,
+    # light weapon DB 2, medium clothes AV -2, one dodge a round.
+    larry = campaign.characters.get(name="Larry Booker")
+    # Mara: Caravan Guard 4 (attack), Field Medic 4 (healing), Alertness 2 (steal initiative), 16 HP,
+    # medium weapon DB 3, heavy clothes AV -3, a shield (two dodges a round).
+    mara = campaign.characters.get(name="Mara Quill")
+    encounter = services.encounter_create(campaign=campaign, name="Salt Road")
+    services.combatant_add_character(encounter=encounter, character=larry)
+    services.combatant_add_character(encounter=encounter, character=mara)
+    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=BANDIT)
+    return encounter, larry, mara, bandit
+
+
+def reload(encounter):
+    encounter.refresh_from_db()
+    return encounter, {c.name: c for c in encounter.combatants.all()}
+
+
+def act(encounter, actor, action, target, data, *faces, gm):
+    return services.encounter_act(
+        encounter=encounter,
+        version=encounter.version,
+        actor_id=actor.pk,
+        action=action,
+        target_id=target.pk if target else None,
+        data=data,
+        roller=roller(*faces),
+        author=gm,
+    )
+
+
+def sheet_numbers(character):
+    character.fivebyfive.refresh_from_db()
+    return character.fivebyfive.hp, character.fivebyfive.doubles_token
+
+
+def test_a_short_fivebyfive_fight(fight, gm):
+    encounter, larry, mara, bandit = fight
+    before = {larry.pk: snapshot(larry), mara.pk: snapshot(mara)}
+    assert sheet_numbers(larry) == (12, False) and sheet_numbers(mara) == (16, False)
+
+    # Stealing initiative: Larry has no steal-initiative descriptor, so he rolls untrained (0): 3 x 3 = 9,
+    # a failure, but doubles earn him a token. Mara rolls Alertness 2: 1 x 2 = 2 <= 2, she steals it.
+    # Order: Mara (stole), the Bandit (GM's side), Larry.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    assert [c.name for c in encounter.combatants.order_by("position")] == [
+        "Mara Quill",
+        "Bandit",
+        "Larry Booker",
+    ]
+    assert (encounter.round, encounter.turn, encounter.status) == (1, 0, "running")
+    assert by_name["Mara Quill"].state["stole"] is True and "stole" not in by_name["Larry Booker"].state
+    assert sheet_numbers(larry) == (12, True)
+    assert SheetChange.objects.get(character=larry, reason="Steal initiative").after == {
+        f"fivebyfivesheet:{larry.fivebyfive.pk}:doubles_token": True
+    }
+    assert not SheetChange.objects.filter(character=mara).exists()  # nothing changed on her sheet
+    larry_try = FeedEntry.objects.get(label__contains="Larry Booker tries to steal")
+    assert (
+        larry_try.result["outcome"] == "failure"
+        and "Larry Booker earns a doubles token" in larry_try.result["changes"]
+    )
+    assert FeedEntry.objects.get(label__endswith="Turn order").summary == "Mara Quill, Bandit, Larry Booker"
+
+    # Round 1, Mara attacks the Bandit with Caravan Guard 4 (automatic): 2 x 2 = 4 <= 4, a hit, and
+    # doubles earn her a token. The Bandit dodges with its best, Brute 6: 3 x 4 = 12 > 6, too slow.
+    # Damage: 6 (trump, +5) then 3: 3 + 5 + DB 3 + AV -1 = 10. The Bandit: HP 12 -> 2.
+    act(encounter, by_name["Mara Quill"], "attack", bandit, {"dodge": "on"}, 2, 2, 3, 4, 6, 3, gm=gm)
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["hp"] == 2 and not by_name["Bandit"].out
+    assert by_name["Bandit"].state["dodges"] == 1
+    assert sheet_numbers(mara) == (16, True)
+    damage = FeedEntry.objects.get(label__contains="Mara Quill damages Bandit")
+    assert damage.result["total"] == 10 and damage.summary == "3 + 5 (1 trump) + DB 3 + AV -1 = 10 damage"
+    assert "Bandit: HP 12 -> 2" in damage.result["changes"]
+    assert SheetChange.objects.get(character=mara).reason == "Attack on Bandit"
+    # One action a turn.
+    with pytest.raises(EncounterError, match="not open"):
+        act(encounter, by_name["Mara Quill"], "attack", bandit, {}, gm=gm)
+    encounter.refresh_from_db()
+
+    # The Bandit attacks Larry with Brute 6: 2 x 3 = 6 <= 6, a hit. Larry dodges with Uncanny
+    # Reflexes 2 and spends his token: 5 x 1, and the 5 trumps with a token: dodged.
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    act(
+        encounter,
+        by_name["Bandit"],
+        "attack",
+        by_name["Larry Booker"],
+        {"dodge": "on", "dodge_token": "on"},
+        2,
+        3,
+        5,
+        1,
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert sheet_numbers(larry) == (12, False)
+    assert by_name["Larry Booker"].state["dodges"] == 1
+    dodged = FeedEntry.objects.get(label__contains="Larry Booker dodges")
+    assert (
+        dodged.result["outcome"] == "trump"
+        and "Larry Booker spends a doubles token" in dodged.result["changes"]
+    )
+    assert SheetChange.objects.filter(character=larry).latest("pk").reason == "Dodged Bandit's attack"
+    assert not FeedEntry.objects.filter(label__contains="Bandit damages").exists()
+
+    # Larry attacks the Bandit with Brawler 4: 1 x 4 = 4, a hit. The Bandit used its one dodge this
+    # round, so ticking "dodges" goes ahead without one. Damage 2 + DB 2 + AV -1 = 3: HP 2 -> -1, dying.
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    act(encounter, by_name["Larry Booker"], "attack", bandit, {"dodge": "on"}, 1, 4, 2, gm=gm)
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["hp"] == -1 and by_name["Bandit"].out
+    hit = FeedEntry.objects.get(label__contains="Larry Booker attacks Bandit")
+    assert "Bandit has no dodge left this round" in hit.result["changes"]
+    assert (
+        "Bandit is dying" in FeedEntry.objects.get(label__contains="Larry Booker damages").result["changes"]
+    )
+
+    # Round 2: the Bandit is out, so the order runs Mara, (Bandit skipped), Larry. Dodges come back.
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    assert (encounter.round, encounter.turn) == (2, 0)
+    assert by_name["Larry Booker"].state["dodges"] == 0
+
+    # Mara has nobody wounded to heal on her side, and the Bandit is dying but still a target. She attacks
+    # it, spending her token on the damage: 1 x 3 = 3, a hit (no dodge: it is down). Damage 5 then 2: the
+    # 5 trumps with a token: 2 + 5 + DB 3 + AV -1 = 9: HP -1 -> -10, dead.
+    assert [t.name for t in services_actions(encounter, "Mara Quill", "heal")] == []
+    act(
+        encounter,
+        by_name["Mara Quill"],
+        "attack",
+        bandit,
+        {"dodge": "on", "spend": "damage"},
+        1,
+        3,
+        5,
+        2,
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["hp"] == -10
+    assert sheet_numbers(mara) == (16, False)
+    assert FeedEntry.objects.filter(label__contains="Mara Quill damages").latest("pk").result["changes"] == [
+        "Mara Quill spends a doubles token",
+        "Bandit: HP -1 -> -10",
+        "Bandit is dead",
+    ]
+    # The dead are no longer targets.
+    assert services_actions(encounter, "Mara Quill", "attack") == []
+
+    # Larry's turn (the Bandit is skipped); then round 3 comes back to Mara.
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    assert (encounter.round, encounter.turn) == (2, 2)
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    assert (encounter.round, encounter.turn) == (3, 0)
+
+    # Every change to either sheet is traced, and undoing them in reverse restores both sheets exactly.
+    for change in SheetChange.objects.filter(character__in=[larry, mara]).order_by("-pk"):
+        change_undo(change=change, author=gm)
+    larry.refresh_from_db()
+    mara.refresh_from_db()
+    assert snapshot(larry) == before[larry.pk] and snapshot(mara) == before[mara.pk]
+
+
+def services_actions(encounter, actor_name, key):
+    """The targets the running encounter offers ``actor_name`` for action ``key``."""
+    from campaigns.encounters import rules_for
+
+    combatants = services.combatants_of(encounter)
+    actor = next(c for c in combatants if c.name == actor_name)
+    for action in rules_for(encounter.campaign).actions(encounter, actor, combatants):
+        if action.key == key:
+            return list(action.targets)
+    return []
+
+
+@pytest.fixture
+def two_bandits(fight):
+    encounter, larry, mara, bandit = fight
+    services.combatant_add_npc(encounter=encounter, name="Cutthroat", cleaned_data={**BANDIT, "hp": 8})
+    return fight
+
+
+def test_pc_hurt_healed_and_harmed_with_the_gm_token(two_bandits, gm):
+    encounter, larry, mara, bandit = two_bandits
+    before = {larry.pk: snapshot(larry), mara.pk: snapshot(mara)}
+    # Nobody steals initiative (Larry untrained 2 x 3, Mara Alertness 2 x 4): GM's side first.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(2, 3, 2, 4), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    assert [c.name for c in encounter.combatants.order_by("position")] == [
+        "Bandit",
+        "Cutthroat",
+        "Larry Booker",
+        "Mara Quill",
+    ]
+    # The Bandit attacks Larry, who holds no token to dodge with: refused, nothing rolled or saved.
+    with pytest.raises(EncounterError, match="Larry Booker holds no doubles token"):
+        act(
+            encounter,
+            by_name["Bandit"],
+            "attack",
+            by_name["Larry Booker"],
+            {"dodge": "on", "dodge_token": "on"},
+            gm=gm,
+        )
+    encounter.refresh_from_db()
+    # Sneaky 4 picked: 1 x 1 = 1, a hit, and doubles give the GM its token. Larry dodges (Uncanny
+    # Reflexes 2): 2 x 2 = 4 > 2, too slow, but his doubles earn him one. Damage 4 + DB 3 + AV -2 = 5:
+    # Larry HP 12 -> 7.
+    act(
+        encounter,
+        by_name["Bandit"],
+        "attack",
+        by_name["Larry Booker"],
+        {"descriptor": "Sneaky", "dodge": "on"},
+        1,
+        1,
+        2,
+        2,
+        4,
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert encounter.state["gm_token"] is True
+    assert sheet_numbers(larry) == (7, True)
+    change = SheetChange.objects.filter(character=larry).latest("pk")
+    assert change.reason == "5 damage from Bandit"
+    assert sorted(change.after.values()) == [True, 7]
+    # The Cutthroat spends the GM's token on the hit: 5 x 4, the 5 trumps. Larry already dodged this
+    # round (one dodge a round): no dodge. Damage 6, 6, 1: 1 + 10 + DB 3 + AV -2 = 12: 7 -> -5, dying.
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    act(
+        encounter,
+        by_name["Cutthroat"],
+        "attack",
+        by_name["Larry Booker"],
+        {"dodge": "on", "spend": "hit"},
+        5,
+        4,
+        6,
+        6,
+        1,
+        gm=gm,
+    )
+    encounter, by_name = reload(encounter)
+    assert encounter.state["gm_token"] is False
+    assert sheet_numbers(larry) == (-5, True)
+    assert by_name["Larry Booker"].out
+    # Larry is dying, so his turn is skipped: next is Mara. She heals him with Field Medic 4 (automatic),
+    # spending nothing: 3 x 2 = 6 > 4, a failure: the harming die shows 6 (trump, +2) then 4 (2): 4 HP lost,
+    # -5 -> -9.
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by_name = reload(encounter)
+    assert encounter.turn == 3
+    assert [t.name for t in services_actions(encounter, "Mara Quill", "heal")] == ["Larry Booker"]
+    act(encounter, by_name["Mara Quill"], "heal", by_name["Larry Booker"], {}, 3, 2, 6, 4, gm=gm)
+    assert sheet_numbers(larry) == (-9, True)
+    assert (
+        SheetChange.objects.filter(character=larry).latest("pk").reason
+        == "Harmed by Mara Quill's failed heal"
+    )
+    # Round 2, the bandits pass; Mara heals again, 1 x 4 = 4, success; the healing die 6 then 3 = 8:
+    # -9 -> -1, still dying.
+    for _ in range(3):
+        services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+        encounter.refresh_from_db()
+    encounter, by_name = reload(encounter)
+    assert (encounter.round, encounter.turn) == (2, 3)
+    act(encounter, by_name["Mara Quill"], "heal", by_name["Larry Booker"], {}, 1, 4, 6, 3, gm=gm)
+    assert sheet_numbers(larry) == (-1, True)
+    assert FeedEntry.objects.get(
+        label__contains="Mara Quill heals Larry", summary__contains="die"
+    ).summary == ("Healing die 6, 3 (1 trump): heals 8 HP")
+
+    for change in SheetChange.objects.filter(character__in=[larry, mara]).order_by("-pk"):
+        change_undo(change=change, author=gm)
+    larry.refresh_from_db()
+    mara.refresh_from_db()
+    assert snapshot(larry) == before[larry.pk] and snapshot(mara) == before[mara.pk]
+
+
+def test_the_gm_may_let_players_steal_with_their_best(fight, gm):
+    encounter, larry, mara, bandit = fight
+    # Larry's best is Street Smarts 6: 2 x 3 = 6, steals it; Mara's is Caravan Guard 4: 1 x 4 = 4, steals it.
+    services.encounter_start(
+        encounter=encounter,
+        version=encounter.version,
+        roller=roller(2, 3, 1, 4),
+        author=gm,
+        data={"steal_with": "best"},
+    )
+    encounter, _ = reload(encounter)
+    assert [c.name for c in encounter.combatants.order_by("position")] == [
+        "Larry Booker",
+        "Mara Quill",
+        "Bandit",
+    ]
+    assert FeedEntry.objects.get(label__contains="Larry Booker tries").summary == (
+        "Street Smarts 6: 2 × 3 = 6 vs 6, steals it"
+    )
+
+
+def test_parse_quick_npc_descriptors():
+    assert parse_descriptors("Brute 6, Sneaky 4") == {"Brute": 6, "Sneaky": 4}
+    assert parse_descriptors(" Old  Soldier 9 ,Coward -5,") == {"Old Soldier": 9, "Coward": -5}
+    for bad, message in [
+        ("Brute 7", "not on the ladder"),
+        ("Brute", "write a name then a value"),
+        ("Brute 6, brute 4", "listed twice"),
+        ("", "at least one"),
+    ]:
+        with pytest.raises(forms.ValidationError, match=message):
+            parse_descriptors(bad)
+    form = FiveByFiveNpcForm(
+        {"descriptors": "Brute 6", "hp": "9", "weapon_db": "4", "armor_av": "-5", "shield": "on"}
+    )
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["descriptors"] == {"Brute": 6} and form.cleaned_data["armor_av"] == -5
+
+
+def test_the_gm_page_runs_the_fight(fight, gm, player, client_for):
+    encounter, larry, mara, bandit = fight
+    gm_client = client_for(gm)
+    url = reverse("encounter_action", args=[encounter.campaign_id, encounter.pk, "add-npc"])
+    gm_client.post(
+        url,
+        {
+            "name": "Wolf",
+            "npc-descriptors": "Bite 4, Pounce 6",
+            "npc-hp": "8",
+            "npc-weapon_db": "1",
+            "npc-armor_av": "0",
+        },
+    )
+    wolf = encounter.combatants.get(name="Wolf")
+    assert wolf.stats == {
+        "descriptors": {"Bite": 4, "Pounce": 6},
+        "hp": 8,
+        "hp_max": 8,
+        "db": 1,
+        "av": 0,
+        "shield": False,
+    }
+    assert "Players steal initiative with" in gm_client.get(encounter.get_absolute_url()).content.decode()
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(2, 3, 1, 2), author=gm
+    )
+    page = gm_client.get(encounter.get_absolute_url()).content.decode()
+    assert "Players steal initiative with" not in page  # only while setting up
+    assert "Mara Quill&#x27;s turn" in page or "Mara Quill's turn" in page
+    assert 'name="attack-dodge_with"' in page and "Bandit: Brute 6 (auto)" in page
+    assert "HP 12/12 · healthy · Brute 6, Sneaky 4 · DB 3 · AV -1" in page
+    # A player sees the panel without the NPC's numbers.
+    panel = client_for(player).get(reverse("encounter_panel", args=[encounter.campaign_id])).content.decode()
+    assert "Bandit" in panel and "Brute 6" not in panel
+    # The attack posted from the page goes through, prefixed by the action key.
+    encounter.refresh_from_db()
+    act_url = reverse("encounter_action", args=[encounter.campaign_id, encounter.pk, "act"])
+    actor = encounter.combatants.get(name="Mara Quill")
+    response = gm_client.post(
+        act_url,
+        {
+            "version": encounter.version,
+            "actor": actor.pk,
+            "action": "attack",
+            "target": bandit.pk,
+            "attack-descriptor": "",
+            "attack-dodge_with": f"{bandit.pk}:Sneaky",
+        },
+    )
+    assert response.status_code == 302
+    assert FeedEntry.objects.filter(label__contains="Mara Quill attacks Bandit").exists()
