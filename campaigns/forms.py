@@ -18,6 +18,24 @@ class CampaignForm(forms.ModelForm):
         self.helper.add_input(Submit("submit", "Save campaign" if self.instance.pk else "Create campaign"))
         if self.instance.pk:
             del self.fields["system"]
+            # The optional rules the campaign's system offers, each a checkbox kept in Campaign.options.
+            from sheets.systems import SYSTEMS
+
+            for key, label, help_text in SYSTEMS[self.instance.system].campaign_options:
+                self.fields[f"option_{key}"] = forms.BooleanField(
+                    required=False,
+                    label=label,
+                    help_text=help_text,
+                    initial=bool(self.instance.options.get(key)),
+                )
+
+    def options(self) -> dict[str, bool]:
+        """The optional rules as chosen, keyed as Campaign.options stores them."""
+        return {
+            name.removeprefix("option_"): value
+            for name, value in self.cleaned_data.items()
+            if name.startswith("option_")
+        }
 
 
 def crispy_helper(label: str) -> FormHelper:

@@ -17,11 +17,15 @@ def campaign_create(*, gm, name: str, system: str, description: str = "") -> Cam
     return campaign
 
 
-def campaign_update(*, campaign: Campaign, name: str, description: str) -> Campaign:
+def campaign_update(
+    *, campaign: Campaign, name: str, description: str, options: dict | None = None
+) -> Campaign:
     campaign.name = name
     campaign.description = description
+    if options is not None:
+        campaign.options = {**campaign.options, **options}
     campaign.full_clean()
-    campaign.save(update_fields=["name", "description"])
+    campaign.save(update_fields=["name", "description", "options"])
     return campaign
 
 

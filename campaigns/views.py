@@ -62,7 +62,12 @@ def campaign_edit(request, campaign_id: int):
     campaign = _gm_only(request, campaign_id)
     form = CampaignForm(request.POST or None, instance=Campaign.objects.get(pk=campaign.pk))
     if request.method == "POST" and form.is_valid():
-        services.campaign_update(campaign=campaign, **form.cleaned_data)
+        services.campaign_update(
+            campaign=campaign,
+            name=form.cleaned_data["name"],
+            description=form.cleaned_data["description"],
+            options=form.options(),
+        )
         messages.success(request, "Campaign saved.")
         return redirect(campaign)
     return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": campaign})

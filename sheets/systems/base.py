@@ -162,6 +162,8 @@ class SheetSystem:
     #: The page template; it extends sheets/sheet.html and fills its blocks.
     template: ClassVar[str]
     builder_template: ClassVar[str] = "sheets/builder.html"
+    #: Optional rules a GM turns on for a campaign: (Campaign.options key, label, help text).
+    campaign_options: ClassVar[tuple[tuple[str, str, str], ...]] = ()
 
     # ----- what each system provides -------------------------------------------------------------
 

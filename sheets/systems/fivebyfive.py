@@ -310,6 +310,18 @@ class FiveByFiveOptionsForm(forms.Form):
 class FiveByFiveSystem(SheetSystem):
     key = System.FIVE_BY_FIVE
     label = "Five by Five 2.5"
+    campaign_options = (
+        (
+            "fbf_advanced",
+            "Advanced descriptors",
+            "Descriptors may be marked advanced: -2 rank shift, up to 25.",
+        ),
+        (
+            "fbf_aspects",
+            "Aspects",
+            "Each descriptor's aspect is Inferior, Average or Superior (one rank shift).",
+        ),
+    )
     template = "sheets/fivebyfive/sheet.html"
     builder_template = "sheets/fivebyfive/builder.html"
 
@@ -492,13 +504,9 @@ class FiveByFiveSystem(SheetSystem):
                 choices=TOKEN_CHOICES,
             )
         if path == "weapon":
-            return EditableField(
-                path, "Weapon", sheet.weapon, input_type="select", choices=WEAPON_SHORT
-            )
+            return EditableField(path, "Weapon", sheet.weapon, input_type="select", choices=WEAPON_SHORT)
         if path == "armor":
-            return EditableField(
-                path, "Armor", sheet.armor, input_type="select", choices=ARMOR_SHORT
-            )
+            return EditableField(path, "Armor", sheet.armor, input_type="select", choices=ARMOR_SHORT)
         if path in ("shield", "offhand_dagger"):
             label = "Shield" if path == "shield" else "Off-hand dagger"
             return EditableField(

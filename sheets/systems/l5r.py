@@ -81,7 +81,7 @@ def wound_state(sheet: L5RSheet) -> rules.WoundLevel:
 
 
 def wound_text(level: rules.WoundLevel) -> str:
-    """"Nicked +3", "Healthy", "Out": the rank and the TN penalty it adds."""
+    """ "Nicked +3", "Healthy", "Out": the rank and the TN penalty it adds."""
     return f"{level.name} +{level.tn_penalty}" if level.tn_penalty else level.name
 
 
@@ -192,8 +192,10 @@ class L5RBuilderForm(forms.Form):
     def _traits(self) -> dict[str, int | None]:
         values = {trait: self._value(trait) for trait in rules.TRAITS}
         values["void"] = self._value("void")
-        return {k: v if v is not None and rules.TRAIT_MIN <= v <= rules.TRAIT_MAX else None
-                for k, v in values.items()}
+        return {
+            k: v if v is not None and rules.TRAIT_MIN <= v <= rules.TRAIT_MAX else None
+            for k, v in values.items()
+        }
 
     def ring_rows(self) -> list[dict[str, Any]]:
         """The four elemental rings with their two trait fields, then Void; the rank from typed traits."""
@@ -201,12 +203,14 @@ class L5RBuilderForm(forms.Form):
         rows = []
         for ring, pair in rules.RING_TRAITS.items():
             values = [traits[t] for t in pair]
-            rows.append({
-                "ring": ring.value,
-                "label": RING_LABELS[ring],
-                "fields": [self[t] for t in pair],
-                "rank": min(values) if None not in values else None,
-            })
+            rows.append(
+                {
+                    "ring": ring.value,
+                    "label": RING_LABELS[ring],
+                    "fields": [self[t] for t in pair],
+                    "rank": min(values) if None not in values else None,
+                }
+            )
         rows.append({"ring": "void", "label": "Void", "fields": [self["void"]], "rank": traits["void"]})
         return rows
 
@@ -216,14 +220,16 @@ class L5RBuilderForm(forms.Form):
         for name, skill in SKILL_FIELDS.items():
             raw = self.data.get(self.add_prefix(name)) if self.is_bound else None
             rank = _int_or_none(raw) if str(raw or "").strip() else 0
-            rows.append({
-                "key": name,
-                "skill": skill,
-                "trait_label": trait_label(skill.trait),
-                "rank_field": self[name],
-                "emphasis_field": self[f"{name}_emphasis"],
-                "pool": self._pool_display(traits.get(skill.trait), rank),
-            })
+            rows.append(
+                {
+                    "key": name,
+                    "skill": skill,
+                    "trait_label": trait_label(skill.trait),
+                    "rank_field": self[name],
+                    "emphasis_field": self[f"{name}_emphasis"],
+                    "pool": self._pool_display(traits.get(skill.trait), rank),
+                }
+            )
         return rows
 
     def _pool_display(self, trait: int | None, rank: int | None) -> str:
@@ -331,6 +337,13 @@ class L5ROptionsForm(forms.Form):
 class L5RSystem(SheetSystem):
     key = System.L5R
     label = "L5R Roll & Keep"
+    campaign_options = (
+        (
+            "l5r_odd_die_bonus",
+            "Ten Dice house rule: odd die +2",
+            "Over ten rolled dice, an odd die left over adds +2 instead of being lost.",
+        ),
+    )
     template = "sheets/l5r/sheet.html"
     builder_template = "sheets/l5r/builder.html"
 
@@ -364,11 +377,19 @@ class L5RSystem(SheetSystem):
             if weapon.bow_strength is not None:
                 # A bow row keeps the DR of the arrow it usually shoots; the sheet offers every arrow.
                 arrow = rules.ARROWS[0]
-                rows.append(L5RWeapon(character=character, name=weapon.name, rolled=arrow.rolled,
-                                      kept=arrow.kept, bow_strength=weapon.bow_strength))
+                rows.append(
+                    L5RWeapon(
+                        character=character,
+                        name=weapon.name,
+                        rolled=arrow.rolled,
+                        kept=arrow.kept,
+                        bow_strength=weapon.bow_strength,
+                    )
+                )
             else:
-                rows.append(L5RWeapon(character=character, name=weapon.name, rolled=weapon.rolled,
-                                      kept=weapon.kept))
+                rows.append(
+                    L5RWeapon(character=character, name=weapon.name, rolled=weapon.rolled, kept=weapon.kept)
+                )
         L5RWeapon.objects.bulk_create(rows)
 
     def demo_form_data(self):
@@ -378,10 +399,22 @@ class L5RSystem(SheetSystem):
             "name": "Bayushi Shinai",
             "school": "Bayushi Bushi School",
             "school_rank": 1,
-            "stamina": 2, "willpower": 2, "strength": 2, "perception": 3,
-            "agility": 3, "intelligence": 2, "reflexes": 3, "awareness": 3, "void": 2,
-            "skill_kyujutsu": 4, "skill_kenjutsu": 2, "skill_defense": 1, "skill_iaijutsu": 1,
-            "skill_sincerity": 2, "skill_sincerity_emphasis": "Deceit", "skill_stealth": 1,
+            "stamina": 2,
+            "willpower": 2,
+            "strength": 2,
+            "perception": 3,
+            "agility": 3,
+            "intelligence": 2,
+            "reflexes": 3,
+            "awareness": 3,
+            "void": 2,
+            "skill_kyujutsu": 4,
+            "skill_kenjutsu": 2,
+            "skill_defense": 1,
+            "skill_iaijutsu": 1,
+            "skill_sincerity": 2,
+            "skill_sincerity_emphasis": "Deceit",
+            "skill_stealth": 1,
             "weapons": ["katana", "wakizashi", "yumi"],
             "notes": "A Scorpion archer who never shows the same face twice.",
         }
@@ -389,10 +422,22 @@ class L5RSystem(SheetSystem):
             "name": "Isawa Tishi",
             "school": "Isawa Shugenja School",
             "school_rank": 1,
-            "stamina": 2, "willpower": 3, "strength": 2, "perception": 2,
-            "agility": 3, "intelligence": 3, "reflexes": 2, "awareness": 2, "void": 3,
-            "skill_spellcraft": 2, "skill_lore": 2, "skill_lore_emphasis": "Theology",
-            "skill_calligraphy": 1, "skill_meditation": 1, "skill_medicine": 1, "skill_etiquette": 1,
+            "stamina": 2,
+            "willpower": 3,
+            "strength": 2,
+            "perception": 2,
+            "agility": 3,
+            "intelligence": 3,
+            "reflexes": 2,
+            "awareness": 2,
+            "void": 3,
+            "skill_spellcraft": 2,
+            "skill_lore": 2,
+            "skill_lore_emphasis": "Theology",
+            "skill_calligraphy": 1,
+            "skill_meditation": 1,
+            "skill_medicine": 1,
+            "skill_etiquette": 1,
             "weapons": ["tanto"],
             "notes": "A Phoenix shugenja with a temper as hot as her Fire.",
         }
@@ -438,8 +483,9 @@ class L5RSystem(SheetSystem):
                     "row": weapon,
                     "fields": [
                         self.field(character, f"weapon:{weapon.pk}:{part}")
-                        for part in (("bow_strength",) if weapon.bow_strength is not None
-                                     else ("rolled", "kept"))
+                        for part in (
+                            ("bow_strength",) if weapon.bow_strength is not None else ("rolled", "kept")
+                        )
                     ],
                     "damage": self._weapon_damage_text(sheet, weapon, odd),
                 }
@@ -477,13 +523,15 @@ class L5RSystem(SheetSystem):
     def field(self, character, path):
         sheet = character.l5r
         if path in rules.TRAITS or path == "void":
-            return EditableField(path, trait_label(path), getattr(sheet, path),
-                                 min=rules.TRAIT_MIN, max=rules.TRAIT_MAX)
+            return EditableField(
+                path, trait_label(path), getattr(sheet, path), min=rules.TRAIT_MIN, max=rules.TRAIT_MAX
+            )
         if path == "void_spent":
             return EditableField(path, "Void points spent", sheet.void_spent, min=0, max=sheet.void)
         if path == "school":
-            return EditableField(path, "School", sheet.school, input_type="text",
-                                 max_length=SCHOOL_MAX_LENGTH)
+            return EditableField(
+                path, "School", sheet.school, input_type="text", max_length=SCHOOL_MAX_LENGTH
+            )
         if path == "school_rank":
             return EditableField(path, "School rank", sheet.school_rank, min=1, max=10)
         if path == "wounds":
@@ -493,22 +541,29 @@ class L5RSystem(SheetSystem):
         if kind == "skill" and ident.isdigit():
             skill = character.l5r_skills.filter(pk=int(ident)).first()
             if skill is not None and part == "rank":
-                return EditableField(path, f"{skill.name} rank", skill.rank,
-                                     min=rules.SKILL_MIN, max=rules.SKILL_MAX)
+                return EditableField(
+                    path, f"{skill.name} rank", skill.rank, min=rules.SKILL_MIN, max=rules.SKILL_MAX
+                )
             if skill is not None and part == "emphasis":
-                return EditableField(path, f"{skill.name} emphasis", skill.emphasis, input_type="text",
-                                     max_length=EMPHASIS_MAX_LENGTH)
+                return EditableField(
+                    path,
+                    f"{skill.name} emphasis",
+                    skill.emphasis,
+                    input_type="text",
+                    max_length=EMPHASIS_MAX_LENGTH,
+                )
         if kind == "weapon" and ident.isdigit():
             weapon = character.l5r_weapons.filter(pk=int(ident)).first()
             if weapon is not None and weapon.bow_strength is not None and part == "bow_strength":
-                return EditableField(path, f"{weapon.name} strength", weapon.bow_strength, min=1,
-                                     max=rules.TRAIT_MAX)
+                return EditableField(
+                    path, f"{weapon.name} strength", weapon.bow_strength, min=1, max=rules.TRAIT_MAX
+                )
             if weapon is not None and weapon.bow_strength is None and part == "rolled":
-                return EditableField(path, f"{weapon.name} rolled dice", weapon.rolled, min=0,
-                                     max=rules.TEN_DICE)
+                return EditableField(
+                    path, f"{weapon.name} rolled dice", weapon.rolled, min=0, max=rules.TEN_DICE
+                )
             if weapon is not None and weapon.bow_strength is None and part == "kept":
-                return EditableField(path, f"{weapon.name} kept dice", weapon.kept, min=1,
-                                     max=rules.TEN_DICE)
+                return EditableField(path, f"{weapon.name} kept dice", weapon.kept, min=1, max=rules.TEN_DICE)
         raise KeyError(path)
 
     def apply_edit(self, character, path, raw):
@@ -550,8 +605,9 @@ class L5RSystem(SheetSystem):
         items: list[dict[str, Any]] = []
 
         def add(key, label, group, pool, *, tn_roll=True, note=""):
-            items.append({"key": key, "label": label, "group": group, "pool": pool, "tn_roll": tn_roll,
-                          "note": note})
+            items.append(
+                {"key": key, "label": label, "group": group, "pool": pool, "tn_roll": tn_roll, "note": note}
+            )
 
         skills = list(character.l5r_skills.all())
         for skill in skills:
@@ -567,39 +623,79 @@ class L5RSystem(SheetSystem):
                     continue
                 trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait)
                 pool = rules.skill_pool(trait, 0, attack=skill.attack, label=skill.name)
-                add(f"untrained:{_slug(skill.name)}", f"{skill.name} 0", "Untrained skills", pool,
-                    note=f"{trait_label(skill.trait)} {trait}")
+                add(
+                    f"untrained:{_slug(skill.name)}",
+                    f"{skill.name} 0",
+                    "Untrained skills",
+                    pool,
+                    note=f"{trait_label(skill.trait)} {trait}",
+                )
         for trait in rules.TRAITS:
-            add(f"trait:{trait}", f"{TRAIT_LABELS[trait]} {getattr(sheet, trait)}", "Traits",
-                rules.trait_pool(getattr(sheet, trait), label=TRAIT_LABELS[trait]))
+            add(
+                f"trait:{trait}",
+                f"{TRAIT_LABELS[trait]} {getattr(sheet, trait)}",
+                "Traits",
+                rules.trait_pool(getattr(sheet, trait), label=TRAIT_LABELS[trait]),
+            )
         for ring in rules.Ring:
-            add(f"ring:{ring.value}", f"{RING_LABELS[ring]} {ring_ranks[ring]}", "Rings",
-                rules.ring_pool(ring_ranks[ring], label=RING_LABELS[ring]))
+            add(
+                f"ring:{ring.value}",
+                f"{RING_LABELS[ring]} {ring_ranks[ring]}",
+                "Rings",
+                rules.ring_pool(ring_ranks[ring], label=RING_LABELS[ring]),
+            )
         if "shugenja" in sheet.school.lower():
             for ring in rules.Ring:
-                add(f"spell:{ring.value}", f"{RING_LABELS[ring]} spell", "Spells",
+                add(
+                    f"spell:{ring.value}",
+                    f"{RING_LABELS[ring]} spell",
+                    "Spells",
                     rules.spell_pool(sheet.school_rank, ring_ranks[ring], label=f"{RING_LABELS[ring]} spell"),
-                    note=f"school rank {sheet.school_rank} + {RING_LABELS[ring]} {ring_ranks[ring]}")
+                    note=f"school rank {sheet.school_rank} + {RING_LABELS[ring]} {ring_ranks[ring]}",
+                )
         for weapon in character.l5r_weapons.all():
             if weapon.bow_strength is None:
-                add(f"damage:{weapon.pk}", f"{weapon.name} damage", "Damage",
-                    rules.damage_pool(self._melee(weapon), sheet.strength), tn_roll=False,
-                    note=f"DR {weapon.rolled}k{weapon.kept} + Strength {sheet.strength}")
+                add(
+                    f"damage:{weapon.pk}",
+                    f"{weapon.name} damage",
+                    "Damage",
+                    rules.damage_pool(self._melee(weapon), sheet.strength),
+                    tn_roll=False,
+                    note=f"DR {weapon.rolled}k{weapon.kept} + Strength {sheet.strength}",
+                )
             else:
                 for arrow_key, arrow in ARROWS.items():
-                    add(f"bow:{weapon.pk}:{arrow_key}", f"{weapon.name}, {arrow.name.lower()}", "Damage",
-                        rules.bow_damage_pool(self._bow(weapon), arrow), tn_roll=False,
-                        note=f"arrow DR {arrow.dr} + bow strength {weapon.bow_strength}")
-        add("damage:unarmed", "Unarmed damage", "Damage", rules.damage_pool(rules.UNARMED, sheet.strength),
-            tn_roll=False, note=f"DR 0k1 + Strength {sheet.strength}")
+                    add(
+                        f"bow:{weapon.pk}:{arrow_key}",
+                        f"{weapon.name}, {arrow.name.lower()}",
+                        "Damage",
+                        rules.bow_damage_pool(self._bow(weapon), arrow),
+                        tn_roll=False,
+                        note=f"arrow DR {arrow.dr} + bow strength {weapon.bow_strength}",
+                    )
+        add(
+            "damage:unarmed",
+            "Unarmed damage",
+            "Damage",
+            rules.damage_pool(rules.UNARMED, sheet.strength),
+            tn_roll=False,
+            note=f"DR 0k1 + Strength {sheet.strength}",
+        )
         return items
 
     @staticmethod
     def _with_void(pool: rules.Pool, options) -> rules.Pool:
         if not options.get("use_void"):
             return pool
-        return rules.Pool(pool.rolled + 1, pool.kept + 1, pool.bonus, pool.explode, pool.raises_allowed,
-                          pool.attack, pool.label)
+        return rules.Pool(
+            pool.rolled + 1,
+            pool.kept + 1,
+            pool.bonus,
+            pool.explode,
+            pool.raises_allowed,
+            pool.attack,
+            pool.label,
+        )
 
     @staticmethod
     def _plan(sheet, pool: rules.Pool, options) -> rules.RaisePlan:
@@ -625,30 +721,44 @@ class L5RSystem(SheetSystem):
                 pool = item["pool"]
                 curve = total_curve(pool, odd=odd, target=None)
                 middle = median_total(curve)
-                buttons.append(RollButton(
-                    key=item["key"], label=item["label"], chance=None,
-                    detail=f"{pool_text(pool, odd=odd)} · half the time {middle}+"
-                    + (f" · {note}" if note else ""),
-                    picture=Curve(tuple(curve.items()), middle), group=item["group"],
-                ))
+                buttons.append(
+                    RollButton(
+                        key=item["key"],
+                        label=item["label"],
+                        chance=None,
+                        detail=f"{pool_text(pool, odd=odd)} · half the time {middle}+"
+                        + (f" · {note}" if note else ""),
+                        picture=Curve(tuple(curve.items()), middle),
+                        group=item["group"],
+                    )
+                )
                 continue
             pool = self._with_void(item["pool"], options)
             written = pool_text(pool, odd=odd) + ("" if pool.explode else " unskilled")
             try:
                 plan = self._plan(sheet, pool, options)
             except RulesError:
-                buttons.append(RollButton(
-                    key=item["key"], label=item["label"], chance=None,
-                    detail=f"{written} · unskilled: no raises" + (f" · {note}" if note else ""),
-                    group=item["group"],
-                ))
+                buttons.append(
+                    RollButton(
+                        key=item["key"],
+                        label=item["label"],
+                        chance=None,
+                        detail=f"{written} · unskilled: no raises" + (f" · {note}" if note else ""),
+                        group=item["group"],
+                    )
+                )
                 continue
             curve = total_curve(pool, odd=odd, target=plan.tn)
-            buttons.append(RollButton(
-                key=item["key"], label=item["label"], chance=pool.chance(plan.tn, odd_die_bonus=odd),
-                detail=f"{written} vs TN {plan.tn}{wound_note}" + (f" · {note}" if note else ""),
-                picture=Curve(tuple(curve.items()), plan.tn), group=item["group"],
-            ))
+            buttons.append(
+                RollButton(
+                    key=item["key"],
+                    label=item["label"],
+                    chance=pool.chance(plan.tn, odd_die_bonus=odd),
+                    detail=f"{written} vs TN {plan.tn}{wound_note}" + (f" · {note}" if note else ""),
+                    picture=Curve(tuple(curve.items()), plan.tn),
+                    group=item["group"],
+                )
+            )
         return buttons
 
     def roll(self, character, key, options, roller: Roller):
@@ -678,9 +788,15 @@ class L5RSystem(SheetSystem):
             tn = plan.tn
             chance = pool.chance(tn, odd_die_bonus=odd)
             penalty = rules.wound_penalty(sheet.wounds, _earth(sheet))
-            request.update(tn=options.get("tn", 15), raises=plan.raises, free_raises=plan.free_raises,
-                           free_raises_on_tn=plan.free_raises_on_tn, effective_tn=tn,
-                           use_void=bool(options.get("use_void")), wound_penalty=penalty)
+            request.update(
+                tn=options.get("tn", 15),
+                raises=plan.raises,
+                free_raises=plan.free_raises,
+                free_raises_on_tn=plan.free_raises_on_tn,
+                effective_tn=tn,
+                use_void=bool(options.get("use_void")),
+                wound_penalty=penalty,
+            )
         else:
             pool, plan, tn, chance = item["pool"], None, None, None
         try:
@@ -721,8 +837,12 @@ class L5RSystem(SheetSystem):
             chance=chance,
             total=result.total,
             changes=tuple(changes),
-            extra={"chains": [list(chain) for chain in result.chains], "bonus": result.bonus,
-                   "tn": tn, "raises": plan.raises if plan else 0},
+            extra={
+                "chains": [list(chain) for chain in result.chains],
+                "bonus": result.bonus,
+                "tn": tn,
+                "raises": plan.raises if plan else 0,
+            },
         )
 
     # ----- export and party ------------------------------------------------------------------------

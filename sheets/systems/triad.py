@@ -119,6 +119,13 @@ class TriadOptionsForm(forms.Form):
 class TriadSystem(SheetSystem):
     key = System.TRIAD
     label = "Triad"
+    campaign_options = (
+        (
+            "triad_out_of_tier",
+            "Allow characters outside the tiers",
+            "Players may build characters whose points and traits match no tier; their sheets say so.",
+        ),
+    )
     template = "sheets/triad/sheet.html"
     builder_template = "sheets/triad/builder.html"
     samples = rules.SAMPLE_CHARACTERS

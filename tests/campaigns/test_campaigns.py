@@ -137,3 +137,20 @@ def test_pages_load_htmx_from_the_app_not_a_cdn(client, db):
     assert "/static/django_htmx/ext/hx-ws-2.min.js" in body
     for cdn in ("unpkg.com", "jsdelivr", "cdnjs"):
         assert cdn not in body
+
+
+def test_gm_turns_optional_rules_on_for_the_campaign(make_campaign, gm, client_for):
+    campaign = make_campaign("l5r")
+    page = client_for(gm).get(reverse("campaign_edit", args=[campaign.pk])).content.decode()
+    assert "Ten Dice house rule" in page
+    client_for(gm).post(
+        reverse("campaign_edit", args=[campaign.pk]),
+        {"name": campaign.name, "description": "", "option_l5r_odd_die_bonus": "on"},
+    )
+    campaign.refresh_from_db()
+    assert campaign.options == {"l5r_odd_die_bonus": True}
+    client_for(gm).post(
+        reverse("campaign_edit", args=[campaign.pk]), {"name": campaign.name, "description": ""}
+    )
+    campaign.refresh_from_db()
+    assert campaign.options == {"l5r_odd_die_bonus": False}
