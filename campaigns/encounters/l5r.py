@@ -114,8 +114,7 @@ def _attack_form(character) -> type[forms.Form]:
     sheet = character.l5r
     ranks = {skill.name.lower(): skill.rank for skill in character.l5r_skills.all()}
     skill_choices = [
-        (skill.name, f"{skill.name} {ranks.get(skill.name.lower(), 0)}")
-        for skill in ATTACK_SKILLS
+        (skill.name, f"{skill.name} {ranks.get(skill.name.lower(), 0)}") for skill in ATTACK_SKILLS
     ]
     best = max(ATTACK_SKILLS, key=lambda skill: ranks.get(skill.name.lower(), 0))
     weapons = list(character.l5r_weapons.all())
@@ -216,8 +215,16 @@ class L5RCombat(CombatRules):
 
     def npc_stats(self, cleaned_data):
         numbers = (
-            "reflexes", "agility", "strength", "earth", "void", "insight_rank", "attack_skill",
-            "weapon_rolled", "weapon_kept", "armor",
+            "reflexes",
+            "agility",
+            "strength",
+            "earth",
+            "void",
+            "insight_rank",
+            "attack_skill",
+            "weapon_rolled",
+            "weapon_kept",
+            "armor",
         )
         return {**{name: cleaned_data[name] for name in numbers}, "wounds": 0, "void_spent": 0}
 
@@ -379,8 +386,9 @@ class L5RCombat(CombatRules):
             damage, damage_words = self._weapon_damage(actor.character, form.cleaned_data["weapon"], skill)
         use_void = form.cleaned_data["use_void"]
         if use_void:
-            pool = rules.Pool(pool.rolled + 1, pool.kept + 1, pool.bonus, pool.explode, pool.raises_allowed,
-                              pool.attack)
+            pool = rules.Pool(
+                pool.rolled + 1, pool.kept + 1, pool.bonus, pool.explode, pool.raises_allowed, pool.attack
+            )
         damage = rules.Pool(damage.rolled + raises, damage.kept, damage.bonus)
         armor = form.cleaned_data["armor"] or 0
         return AttackPlan(pool, words, damage, damage_words, raises, use_void, armor)
