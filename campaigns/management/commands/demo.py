@@ -44,7 +44,5 @@ class Command(BaseCommand):
 
     def load_characters(self, campaign, *, players) -> None:
         from sheets.demo import load_demo_characters
-        from sheets.systems import SYSTEMS
 
-        if campaign.system in SYSTEMS:
-            load_demo_characters(campaign, players=players)
+        load_demo_characters(campaign, players=players)
