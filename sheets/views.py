@@ -146,7 +146,8 @@ def sheet_field(request, character_id: int, path: str):
     else:
         raw = "on" if raw == "on" else ""
     try:
-        version = int(request.POST.get("version", ""))
+        # The form's own version and the page's newest (hx-include): the newer one is what this tab saw.
+        version = max(int(v) for v in request.POST.getlist("version"))
     except ValueError:
         version = -1
     status, error = 200, ""
@@ -167,6 +168,13 @@ def sheet_field(request, character_id: int, path: str):
     except RulesError as invalid:
         status, error = 422, str(invalid)
         character.refresh_from_db(fields=["version", "name", "notes"])
+    if not request.htmx:
+        # A plain form post (no JavaScript): say what happened and show the sheet again.
+        if status == 200:
+            messages.success(request, "Saved.")
+        else:
+            messages.error(request, error)
+        return redirect(character)
     if status != 200:
         return TemplateResponse(
             request,

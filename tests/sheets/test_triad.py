@@ -320,3 +320,17 @@ def test_import_refusals(triad_campaign, player, client_for, content, message):
     )
     assert message in response.content.decode()
     assert counts() == before
+
+
+def test_edit_works_without_javascript(demo_character, player, client_for):
+    character = demo_character("triad")
+    client = client_for(player)
+    url = reverse("sheet_field", args=[character.pk, "body"])
+    saved = client.post(url, {"value": "6", "version": character.version}, follow=True)
+    assert "Saved." in saved.content.decode()
+    character.triad.refresh_from_db()
+    assert character.triad.body == 6
+    refused = client.post(url, {"value": "60", "version": character.version + 1}, follow=True)
+    assert "Body must be at most 8." in refused.content.decode()
+    character.triad.refresh_from_db()
+    assert character.triad.body == 6
