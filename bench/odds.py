@@ -14,7 +14,6 @@ Run with ``.venv/bin/python bench/odds.py``. It prints and asserts nothing.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import pathlib
 import subprocess
@@ -26,18 +25,9 @@ from dataclasses import dataclass
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rules import l5r  # noqa: E402
+from rules import fivebyfive, freefall, l5r, triad  # noqa: E402
 
 WARM_REPEATS = 20
-
-
-def load(name: str):
-    """Import rules.<name>, or None with a note when another helper has not written it yet."""
-    try:
-        return importlib.import_module(f"rules.{name}")
-    except ImportError as err:
-        print(f"  (rules.{name} is not there yet: {err}; its sheet is skipped)")
-        return None
 
 
 def clear_caches(*modules) -> None:
@@ -152,7 +142,7 @@ def l5r_sheets() -> dict[str, list[Button]]:
     return sheets
 
 
-def fivebyfive_sheet(mod) -> list[Button]:
+def fivebyfive_sheet(mod=fivebyfive) -> list[Button]:
     values = (-5, 0, 2, 4, 6, 9, 12, 16)
     return [
         Button(f"5x5 value {v} token={tok}", lambda v=v, tok=tok: mod.chance(v, doubles_token=tok))
@@ -161,7 +151,7 @@ def fivebyfive_sheet(mod) -> list[Button]:
     ]
 
 
-def triad_sheet(mod) -> list[Button]:
+def triad_sheet(mod=triad) -> list[Button]:
     return [
         Button(f"triad ability {a} vs {d} edge {e}", lambda a=a, d=d, e=e: mod.chance(a, d, edge=e))
         for a in (3, 8, 12)
@@ -170,7 +160,7 @@ def triad_sheet(mod) -> list[Button]:
     ]
 
 
-def freefall_sheet(mod) -> list[Button]:
+def freefall_sheet(mod=freefall) -> list[Button]:
     return [
         Button(f"freefall {n}d20 vs {tn} +{b}", lambda n=n, tn=tn, b=b: mod.chance(n, tn, bonus=b))
         for n in (2, 3, 4, 5)
@@ -259,31 +249,24 @@ def ms(seconds: float) -> str:
 
 def main() -> None:
     print("Exact odds benchmark (Python", sys.version.split()[0] + ")")
-    print("\nLoading the other systems:")
-    fivebyfive, triad, freefall = (load(n) for n in ("fivebyfive", "triad", "freefall"))
     modules = [l5r, fivebyfive, triad, freefall]
-
-    sheets = l5r_sheets()
-    if fivebyfive:
-        sheets["Five by Five demo"] = fivebyfive_sheet(fivebyfive)
-    if triad:
-        sheets["Triad demo"] = triad_sheet(triad)
-    if freefall:
-        sheets["FREE/FALL demo"] = freefall_sheet(freefall)
+    sheets = {
+        **l5r_sheets(),
+        "Five by Five demo": fivebyfive_sheet(),
+        "Triad demo": triad_sheet(),
+        "FREE/FALL demo": freefall_sheet(),
+    }
 
     print(f"\nEvery roll button of each demo sheet (cold: caches cleared; warm: best of {WARM_REPEATS}):")
     print(f"  {'sheet':32} {'buttons':>7} {'cold':>11} {'warm':>11}")
     all_cold = all_warm = 0.0
     for name, buttons in sheets.items():
-        try:
-            cold, warm = time_buttons(buttons, modules)
-        except Exception as err:  # noqa: BLE001 - a half-written module should not stop the benchmark
-            print(f"  {name:32} failed: {type(err).__name__}: {err}")
-            continue
+        cold, warm = time_buttons(buttons, modules)
         all_cold, all_warm = all_cold + cold, all_warm + warm
         print(f"  {name:32} {len(buttons):7d} {ms(cold)} {ms(warm)}")
     print(f"  {'all sheets together':32} {sum(map(len, sheets.values())):7d} {ms(all_cold)} {ms(all_warm)}")
     print("  (aim: a whole sheet under 50 ms warm)")
+    demo_sheets(modules)
 
     worst, label = slowest_l5r_pool()
     print(
@@ -316,6 +299,46 @@ def main() -> None:
         )
         print(f"  {'':16} P = {ours} ~ {float(ours):.6f}")
     print("\n  ratio = our time / icepool's time (below 1 means we are faster).")
+
+
+def demo_sheets(modules) -> None:
+    """The demo characters' real sheets: every button as the page builds it, options at their defaults.
+
+    Uses the app itself (Django, an in-memory database with the demo loaded), so this times what a
+    player waits for: the sheet system's buttons(), odds and pictures included, not only the engine.
+    """
+    import os
+
+    os.environ["SQLITE_PATH"] = ":memory:"
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from sheets.models import Character
+    from sheets.systems import system_for
+
+    call_command("migrate", verbosity=0)
+    call_command("demo", stdout=open(os.devnull, "w"))  # noqa: SIM115 - the demo's greeting is noise here
+    print(
+        "\nThe demo characters' sheets, as the sheet page computes them "
+        f"(cold / warm best of {WARM_REPEATS}):"
+    )
+    print(f"  {'character':32} {'buttons':>7} {'cold':>11} {'warm':>11}")
+    for character in Character.objects.select_related("campaign").order_by("campaign__system", "name"):
+        system = system_for(character.campaign)
+        form = system.options_form(character=character)
+        options = {name: field.initial for name, field in form.fields.items()}
+        clear_caches(*modules)
+        start = time.perf_counter()
+        buttons = system.buttons(character, options)
+        cold = time.perf_counter() - start
+        warm = best_of(lambda s=system, c=character, o=options: s.buttons(c, o), WARM_REPEATS)
+        label = f"{character.name} ({system.label})"
+        print(f"  {label[:32]:32} {len(buttons):7d} {ms(cold)} {ms(warm)}")
+    print("  (warm includes the sheet's own database reads: the buttons are built from the saved sheet)")
 
 
 if __name__ == "__main__":
