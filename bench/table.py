@@ -540,6 +540,8 @@ def main() -> None:
         SUSTAIN_SECONDS, TABLES = 1.0, 10
 
     started = time.perf_counter()
+    # The sessions this process writes must be valid in the production-mode servers: one secret key.
+    os.environ["DJANGO_SECRET_KEY"] = "bench-only-" + uuid.uuid4().hex * 2
     with tempfile.TemporaryDirectory(prefix="table-bench-") as folder:
         fixtures = Fixtures(Path(folder))
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_DEBUG")}
@@ -547,6 +549,8 @@ def main() -> None:
             SQLITE_PATH=str(Path(folder) / "bench.sqlite3"),
             REDIS_URL=REDIS_URL,
             LAYER_PREFIX=f"bench-{uuid.uuid4().hex[:10]}",
+            # Production mode, as a table would be served: no per-query debug bookkeeping.
+            DJANGO_DEBUG="0",
             DJANGO_ALLOWED_HOSTS="127.0.0.1",
             DJANGO_SETTINGS_MODULE="config.settings",
             SAMPLE_HTML=fixtures.sample_html(),

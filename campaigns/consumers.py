@@ -188,12 +188,27 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
             problem = "That request key is not valid."
         if problem is None:
-            problem, seq = await database_sync_to_async(self._roll)(
+            problem, seq, broadcasts = await database_sync_to_async(self._roll)(
                 notation_text, visibility, character_id, key
             )
+            await self._broadcast(broadcasts)
         await self._answer("roll", problem, seq if problem is None else None, key)
 
+    async def _broadcast(self, broadcasts):
+        """Send what a committed change collected (realtime.collected_broadcasts) from this loop."""
+        for group, event in broadcasts:
+            try:
+                await self.channel_layer.group_send(group, event)
+            except Exception:
+                # The entry is saved; the table catches up from the database on its next hello.
+                logger.exception("broadcast to %s failed", group)
+
     def _roll(self, notation_text, visibility, character_id, key):
+        with realtime.collected_broadcasts() as broadcasts:
+            problem, seq = self._roll_saved(notation_text, visibility, character_id, key)
+        return problem, seq, list(broadcasts)
+
+    def _roll_saved(self, notation_text, visibility, character_id, key):
         from rules.dice import RulesError
 
         campaign = selectors.table_seat(self.user, self.campaign.pk)
@@ -227,10 +242,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
             problem = "That request key is not valid."
         else:
-            problem, seq = await database_sync_to_async(self._chat)(text, key)
+            problem, seq, broadcasts = await database_sync_to_async(self._chat)(text, key)
+            await self._broadcast(broadcasts)
         await self._answer("chat", problem, seq if problem is None else None, key)
 
     def _chat(self, text, key):
+        with realtime.collected_broadcasts() as broadcasts:
+            problem, seq = self._chat_saved(text, key)
+        return problem, seq, list(broadcasts)
+
+    def _chat_saved(self, text, key):
         campaign = selectors.table_seat(self.user, self.campaign.pk)
         if campaign is None:
             return "You are not at this table any more.", None

@@ -9,7 +9,9 @@ consumer, so a hidden result never leaves the server towards a browser that may 
 
 import json
 import logging
+import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -22,6 +24,24 @@ def table_group(campaign_id: int) -> str:
     return f"table-{campaign_id}"
 
 
+_collecting = threading.local()
+
+
+@contextmanager
+def collected_broadcasts():
+    """Collect this thread's committed broadcasts instead of sending them: yields the list of
+    (group, event) pairs, for an async caller (the table socket) to send from its own event loop.
+
+    Sending from the worker thread would cost another thread hop per roll (async_to_sync back onto the
+    loop), the biggest single cost on the click-to-feed path (shared/PERFORMANCE.md).
+    """
+    _collecting.events = []
+    try:
+        yield _collecting.events
+    finally:
+        del _collecting.events
+
+
 def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
     """Broadcast only once the change is committed, so nobody hears of a rolled-back row.
 
@@ -30,6 +50,10 @@ def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
     """
 
     def send() -> None:
+        collected = getattr(_collecting, "events", None)
+        if collected is not None:
+            collected.append((table_group(campaign_id), build_event()))
+            return
         layer = get_channel_layer()
         if layer is None:
             return
