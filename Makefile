@@ -17,7 +17,7 @@ install: $(VENV)/.installed
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
-	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20 --lifespan off
 
 test: install
 	@test -x /usr/bin/chromium || { echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
