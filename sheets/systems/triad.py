@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -31,6 +32,27 @@ OUTCOME_TONES = {
     rules.FAILURE: "secondary",
     rules.FUMBLE: "danger",
 }
+
+
+class Task(NamedTuple):
+    """Something the sheet rolls: an ability, or a trait rolled with its usual ability."""
+
+    key: str
+    label: str
+    ability: str
+    adv: bool  # an (Adv.) trait
+    group: str
+
+
+class TaskOdds(NamedTuple):
+    current: int
+    difficulty: int
+    edge: int
+    adv_trait: bool
+    outcomes: dict
+    success: Fraction  # critical + success (+ mixed when an (Adv.) trait turns it)
+
+
 TRAIT_CHOICES = [(t.name, f"{t.name}{' (Adv.)' if t.adv else ''}") for t in rules.TRAITS]
 
 
@@ -223,21 +245,13 @@ class TriadSystem(SheetSystem):
                 min=rules.ABILITY_MIN,
                 max=rules.ABILITY_MAX,
             )
-        if path == "armor":
+        if path in ("armor", "weapon"):
             return EditableField(
                 path,
-                "Armor",
-                sheet.armor,
+                path.title(),
+                getattr(sheet, path),
                 input_type="select",
-                choices=tuple(TriadSheet._meta.get_field("armor").choices),
-            )
-        if path == "weapon":
-            return EditableField(
-                path,
-                "Weapon",
-                sheet.weapon,
-                input_type="select",
-                choices=tuple(TriadSheet._meta.get_field("weapon").choices),
+                choices=tuple(TriadSheet._meta.get_field(path).choices),
             )
         raise KeyError(path)
 
@@ -262,78 +276,66 @@ class TriadSystem(SheetSystem):
     def options_form(self, *, character, data=None):
         return TriadOptionsForm(data)
 
+    @staticmethod
+    def _tasks(character) -> list[Task]:
+        """Everything the sheet rolls: each ability, and each trait tied to an ability."""
+        tasks = [Task(f"ability:{a}", ABILITY_LABELS[a], a, False, "Abilities") for a in rules.ABILITIES]
+        tasks += [
+            Task(f"trait:{t.pk}", t.name, t.ability, t.adv, "Traits")
+            for t in character.triad_traits.all()
+            if t.kind == TriadTrait.Kind.TRAIT and t.ability
+        ]
+        return tasks
+
+    @staticmethod
+    def _odds(sheet, task: Task, options) -> TaskOdds:
+        """The task under the options: an (Adv.) trait adds an advantage source and wins mixed results."""
+        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + task.adv
+        disadvantages = (options.get("disadvantages") or 0) + sheet.stunned
+        edge = rules.net_edge(advantages, disadvantages)
+        adv_trait = task.adv or bool(options.get("adv_trait"))
+        current = getattr(sheet, task.ability)
+        difficulty = options.get("difficulty", 10)
+        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        success = odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
+        return TaskOdds(current, difficulty, edge, adv_trait, odds, success)
+
     def buttons(self, character, options):
         sheet = character.triad
-        difficulty = options.get("difficulty", 10)
-        edge = rules.net_edge(*self._sources(options, extra_adv=False, stunned=sheet.stunned))
-        adv_trait = bool(options.get("adv_trait"))
         buttons = []
-        for ability in rules.ABILITIES:
-            current = getattr(sheet, ability)
-            odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
-            buttons.append(
-                RollButton(
-                    key=f"ability:{ability}",
-                    label=f"{ABILITY_LABELS[ability]} {current}",
-                    chance=odds[rules.CRITICAL]
-                    + odds[rules.SUCCESS]
-                    + (odds[rules.MIXED] if adv_trait else 0),
-                    detail=f"vs {difficulty}",
-                    picture=tuple(Bar(o, odds[o], OUTCOME_TONES[o]) for o in rules.OUTCOMES),
-                    group="Abilities",
-                )
+        for task in self._tasks(character):
+            odds = self._odds(sheet, task, options)
+            label = (
+                f"{task.label} {odds.current}"
+                if task.group == "Abilities"
+                else (f"{task.label} ({ABILITY_LABELS[task.ability]} {odds.current})")
             )
-        for trait in character.triad_traits.all():
-            if trait.kind != TriadTrait.Kind.TRAIT or not trait.ability:
-                continue
-            current = getattr(sheet, trait.ability)
-            trait_edge = rules.net_edge(*self._sources(options, extra_adv=trait.adv, stunned=sheet.stunned))
-            odds = rules.chance(current, difficulty, edge=trait_edge, adv_trait=trait.adv or adv_trait)
             buttons.append(
                 RollButton(
-                    key=f"trait:{trait.pk}",
-                    label=f"{trait.name} ({ABILITY_LABELS[trait.ability]} {current})",
-                    chance=odds[rules.CRITICAL]
-                    + odds[rules.SUCCESS]
-                    + (odds[rules.MIXED] if trait.adv or adv_trait else 0),
-                    detail=f"vs {difficulty}" + (", Adv." if trait.adv else ""),
-                    picture=tuple(Bar(o, odds[o], OUTCOME_TONES[o]) for o in rules.OUTCOMES),
-                    group="Traits",
+                    key=task.key,
+                    label=label,
+                    chance=odds.success,
+                    detail=f"vs {odds.difficulty}" + (", Adv." if task.adv else ""),
+                    picture=tuple(Bar(o, odds.outcomes[o], OUTCOME_TONES[o]) for o in rules.OUTCOMES),
+                    group=task.group,
                 )
             )
         return buttons
 
-    @staticmethod
-    def _sources(options, *, extra_adv: bool, stunned: bool) -> tuple[int, int]:
-        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + bool(extra_adv)
-        disadvantages = (options.get("disadvantages") or 0) + bool(stunned)
-        return advantages, disadvantages
-
     def roll(self, character, key, options, roller: Roller):
         sheet = character.triad
-        kind, _, ident = key.partition(":")
-        adv_trait = bool(options.get("adv_trait"))
-        if kind == "ability" and ident in rules.ABILITIES:
-            ability, label, extra_adv = ident, ABILITY_LABELS[ident], False
-        elif kind == "trait":
-            trait = character.triad_traits.filter(pk=ident if ident.isdigit() else 0, kind="trait").first()
-            if trait is None or not trait.ability:
-                raise KeyError(key)
-            ability, label, extra_adv = trait.ability, trait.name, trait.adv
-            adv_trait = adv_trait or trait.adv
-        else:
+        task = next((t for t in self._tasks(character) if t.key == key), None)
+        if task is None:
             raise KeyError(key)
-        current = getattr(sheet, ability)
-        difficulty = options.get("difficulty", 10)
-        edge = rules.net_edge(*self._sources(options, extra_adv=extra_adv, stunned=sheet.stunned))
-        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        odds = self._odds(sheet, task, options)
+        ability, current, difficulty = task.ability, odds.current, odds.difficulty
         try:
             result = rules.roll_task(
                 roller,
                 ability=current,
                 difficulty=difficulty,
-                edge=edge,
-                adv_trait=adv_trait,
+                edge=odds.edge,
+                adv_trait=odds.adv_trait,
                 extra_effort=bool(options.get("extra_effort")),
             )
         except RulesError as error:
@@ -347,22 +349,21 @@ class TriadSystem(SheetSystem):
             )
         kept_index = result.faces.index(result.kept)
         dice = tuple(Die(face, kept=(i == kept_index), sides=20) for i, face in enumerate(result.faces))
-        chance = odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
         floor_note = " (floored by the ability)" if result.total > result.kept else ""
         return RollOutcome(
-            label=f"{label} ({ABILITY_LABELS[ability]} {current})",
+            label=f"{task.label} ({ABILITY_LABELS[ability]} {current})",
             request={
                 "key": key,
                 "difficulty": difficulty,
-                "edge": edge,
-                "adv_trait": adv_trait,
+                "edge": odds.edge,
+                "adv_trait": odds.adv_trait,
                 "extra_effort": bool(options.get("extra_effort")),
             },
             dice=dice,
             outcome=result.outcome,
             total=result.total,
             summary=f"{result.total}{floor_note} vs {difficulty}: {result.outcome}",
-            chance=chance,
+            chance=odds.success,
             changes=tuple(changes),
         )
 
