@@ -211,8 +211,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     def _roll_saved(self, notation_text, visibility, character_id, key):
         from rules.dice import RulesError
 
-        campaign = selectors.table_seat(self.user, self.campaign.pk)
-        if campaign is None:
+        # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
+        # and this re-check covers a message already in flight when that happened.
+        campaign = self.campaign
+        if not selectors.still_seated(self.user, campaign):
             return "You are not at this table any more.", None
         character = None
         if character_id is not None:
@@ -252,8 +254,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         return problem, seq, list(broadcasts)
 
     def _chat_saved(self, text, key):
-        campaign = selectors.table_seat(self.user, self.campaign.pk)
-        if campaign is None:
+        # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
+        # and this re-check covers a message already in flight when that happened.
+        campaign = self.campaign
+        if not selectors.still_seated(self.user, campaign):
             return "You are not at this table any more.", None
         try:
             entry, _ = services.chat_line_create(

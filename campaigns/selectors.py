@@ -3,7 +3,7 @@
 from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from .models import Campaign, FeedEntry, Visibility
+from .models import Campaign, FeedEntry, Membership, Visibility
 
 
 def campaigns_visible_to(user) -> QuerySet[Campaign]:
@@ -144,7 +144,21 @@ def table_seat(user, campaign_id: int) -> Campaign | None:
     """The campaign if the user may sit at its table (its GM or a player), else None."""
     if not user.is_authenticated:
         return None
-    return campaigns_visible_to(user).select_related("gm").filter(pk=campaign_id).first()
+    # Two index lookups, not the OR-over-a-join of campaigns_visible_to: this runs on every roll.
+    campaign = Campaign.objects.select_related("gm").filter(pk=campaign_id).first()
+    if campaign is None:
+        return None
+    if campaign.gm_id == user.pk or Membership.objects.filter(campaign_id=campaign_id, user=user).exists():
+        return campaign
+    return None
+
+
+def still_seated(user, campaign: Campaign) -> bool:
+    """Whether a user seated at connect still is: the GM always; a player while their membership lasts.
+
+    One indexed lookup for a player and none for the GM, since it runs on every roll and chat line.
+    """
+    return campaign.gm_id == user.pk or Membership.objects.filter(campaign=campaign, user=user).exists()
 
 
 def characters_for_table(campaign: Campaign):

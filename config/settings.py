@@ -102,6 +102,10 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", BASE_DIR / "db.sqlite3"),
+            # Keep each worker thread's connection: opening one (and its PRAGMAs) per roll doubled the
+            # time a roll spends in the database thread (bench/table.py).
+            "CONN_MAX_AGE": 600,
+            "CONN_HEALTH_CHECKS": True,
             "OPTIONS": {
                 # WAL lets readers run beside the writer; IMMEDIATE takes the write lock up front so
                 # two writers queue on the busy timeout instead of failing with "database is locked".
