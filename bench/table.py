@@ -108,11 +108,8 @@ import json, os, sys
 import config.settings as project_settings
 layer = sys.argv[2]
 if layer == "redis":
-    project_settings.CHANNEL_LAYERS = {"default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": os.environ["LAYER_PREFIX"],
-                   "capacity": 1500, "expiry": 30, "group_expiry": 600},
-    }}
+    # The app's own Redis layer (settings read REDIS_URL), under a prefix of this run's own.
+    project_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["LAYER_PREFIX"]
 else:
     project_settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 project_settings.TABLE_RATE_LIMITS = {"roll": (10**9, 1), "chat": (10**9, 1)}

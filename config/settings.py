@@ -121,15 +121,13 @@ else:
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [os.environ["REDIS_URL"]],
-                # Chosen on purpose (shared/RELIABILITY.md): room for a busy table's burst, and
-                # stale members of a restarted worker expire within a day.
-                "capacity": 1500,
-                "expiry": 30,
-                "group_expiry": 86400,
-            },
+            # Redis pub/sub rather than channels-redis' list-based core layer: a table's broadcast reaches
+            # the workers that have sockets in the group and nothing is left queued in Redis, so there
+            # are no stale group members after a restart and no capacity to tune; it also halves the
+            # broadcast cost (bench/table.py, shared/PERFORMANCE.md). Delivery is at most once either
+            # way: every entry is saved first and a reconnecting page catches up from the database.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
         }
     }
 else:

@@ -25,15 +25,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 
-# The server process: the project's own settings, with the channel layer pointed at this test's prefix.
+# The server process: the project's own settings (REDIS_URL is set in its environment), with the channel
+# layer's prefix made this test's own so parallel runs never hear each other.
 LAUNCHER = """
 import os, sys
 import config.settings as project_settings
-project_settings.CHANNEL_LAYERS = {"default": {
-    "BACKEND": "channels_redis.core.RedisChannelLayer",
-    "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": os.environ["LAYER_PREFIX"],
-               "capacity": 1500, "expiry": 30, "group_expiry": 600},
-}}
+project_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["LAYER_PREFIX"]
 import uvicorn
 uvicorn.run("config.asgi:application", host="127.0.0.1", port=int(sys.argv[1]),
             log_level="warning", lifespan="off")
