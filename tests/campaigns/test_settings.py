@@ -65,4 +65,7 @@ def test_urls_switch_backends():
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/test",
         REDIS_URL="redis://127.0.0.1:6379/0",
     )
-    assert result.stdout.split() == ["django.db.backends.postgresql", "channels_redis.pubsub.RedisPubSubChannelLayer"]
+    assert result.stdout.split() == [
+        "django.db.backends.postgresql",
+        "channels_redis.pubsub.RedisPubSubChannelLayer",
+    ]
