@@ -112,12 +112,6 @@ class FeedEntry(models.Model):
     def __str__(self) -> str:
         return f"#{self.seq} {self.label}"
 
-    @property
-    def chance_fraction(self):
-        from fractions import Fraction
-
-        return Fraction(self.chance) if self.chance else None
-
     @cached_property
     def display(self) -> dict | None:
         """The result as groups of dice for the feed template (shapes in campaigns/rendering.py)."""

@@ -17,13 +17,6 @@ def campaign_for_member(user, campaign_id: int) -> Campaign:
     return get_object_or_404(campaigns_visible_to(user).select_related("gm"), pk=campaign_id)
 
 
-def campaign_for_gm(user, campaign_id: int) -> Campaign:
-    """The campaign if the user is its GM; 404 to outsiders, 403 is the caller's call for players."""
-    return get_object_or_404(
-        Campaign.objects.filter(gm=user) if user.is_authenticated else Campaign.objects.none(), pk=campaign_id
-    )
-
-
 def dashboard_for(user) -> dict[str, QuerySet[Campaign]]:
     return {
         "as_gm": Campaign.objects.filter(gm=user),
