@@ -20,7 +20,7 @@ from rules.dice import Roller, RulesError, system_random
 from . import history, selectors, services
 from .models import Character, StaleVersion
 from .systems import system_for
-from .systems.base import EXPORT_FORMAT, EXPORT_VERSION
+from .systems.base import EXPORT_FORMAT, EXPORT_VERSION, EditableField
 
 PARTS = "sheets/_parts.html"
 MAX_IMPORT_BYTES = 64 * 1024
@@ -55,8 +55,6 @@ def _sheet_context(request, character, *, options_data=None):
 
 
 def _base_field(character, path):
-    from .systems.base import EditableField
-
     if path == "name":
         return EditableField("name", "Name", character.name, input_type="text", max_length=80)
     if path == "notes":
@@ -78,13 +76,10 @@ def character_new(request, campaign_id: int):
     data = request.POST if request.method == "POST" else None
     sample = request.POST.get("sample") if data is not None else None
     if sample:
-        samples = getattr(system, "sample_form_data", None)
         try:
-            data = samples(sample) if samples else None
+            data = system.sample_form_data(sample)
         except KeyError:
-            data = None
-        if data is None:
-            raise Http404("No such sample character.")
+            raise Http404("No such sample character.") from None
     form = system.builder_form(campaign=campaign, data=data, trusted=bool(sample))
     if data is not None and form.is_valid():
         character = services.character_create(

@@ -211,6 +211,10 @@ class SheetSystem:
         """Turn an export's system part back into builder form data (validated by the builder)."""
         return data
 
+    def sample_form_data(self, key: str) -> dict[str, Any]:
+        """Builder data for one of the rulebook's sample characters; KeyError when there is none."""
+        raise KeyError(key)
+
     def demo_form_data(self) -> list[dict[str, Any]]:
         """Builder data for the demo table's characters, one per demo player."""
         raise NotImplementedError

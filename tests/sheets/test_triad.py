@@ -334,3 +334,16 @@ def test_edit_works_without_javascript(demo_character, player, client_for):
     assert "Body must be at most 8." in refused.content.decode()
     character.triad.refresh_from_db()
     assert character.triad.body == 6
+
+
+def test_unknown_sample_is_404_and_saves_nothing(triad_campaign, player, client_for, make_campaign):
+    before = counts()
+    response = client_for(player).post(
+        reverse("character_new", args=[triad_campaign.pk]), {"sample": "dracula"}
+    )
+    assert response.status_code == 404
+    l5r = make_campaign("l5r", players=[player])
+    assert (
+        client_for(player).post(reverse("character_new", args=[l5r.pk]), {"sample": "x"}).status_code == 404
+    )
+    assert counts() == before
