@@ -13,10 +13,4 @@ def load_demo_characters(campaign, *, players) -> None:
         form = system.builder_form(campaign=campaign, data=data, trusted=True)
         if not form.is_valid():
             raise ValueError(f"demo character {data.get('name')!r} is invalid: {form.errors.as_text()}")
-        character_create(
-            campaign=campaign,
-            owner=player,
-            name=form.cleaned_data["name"],
-            notes=form.cleaned_data.get("notes", ""),
-            cleaned_data=form.cleaned_data,
-        )
+        character_create(campaign=campaign, owner=player, cleaned_data=form.cleaned_data)

@@ -17,11 +17,18 @@ from .systems.base import RollOutcome, parse_text
 
 
 @transaction.atomic
-def character_create(
-    *, campaign, owner, name: str, cleaned_data: dict[str, Any], is_npc: bool = False, notes: str = ""
-) -> Character:
-    """Save a character from a valid builder form: the base row and the system's rows, or nothing."""
-    character = Character(campaign=campaign, owner=owner, name=name, is_npc=is_npc, notes=notes)
+def character_create(*, campaign, owner, cleaned_data: dict[str, Any], is_npc: bool = False) -> Character:
+    """Save a character from a valid builder form: the base row and the system's rows, or nothing.
+
+    Every builder form has ``name`` (and may have ``notes``); the rest is the system's.
+    """
+    character = Character(
+        campaign=campaign,
+        owner=owner,
+        name=cleaned_data["name"],
+        notes=cleaned_data.get("notes", ""),
+        is_npc=is_npc,
+    )
     character.full_clean()
     character.save()
     system_for(campaign).create(character=character, cleaned_data=cleaned_data)

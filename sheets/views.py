@@ -85,8 +85,6 @@ def character_new(request, campaign_id: int):
         character = services.character_create(
             campaign=campaign,
             owner=request.user,
-            name=form.cleaned_data["name"],
-            notes=form.cleaned_data.get("notes", ""),
             cleaned_data=form.cleaned_data,
             is_npc=is_gm and request.POST.get("is_npc") == "on",
         )
@@ -274,8 +272,10 @@ def character_import(request, campaign_id: int):
         ):
             problem = "That file is not a character export from this app."
         elif data.get("version") != EXPORT_VERSION:
-            problem = (f"That file is export version {data.get('version')!r}; "
-                       f"this app reads version {EXPORT_VERSION}.")
+            problem = (
+                f"That file is export version {data.get('version')!r}; "
+                f"this app reads version {EXPORT_VERSION}."
+            )
         elif data.get("system") != campaign.system:
             problem = (
                 f"That character is for {data.get('system')!r}; this campaign plays "
@@ -290,11 +290,7 @@ def character_import(request, campaign_id: int):
         form = system.builder_form(campaign=campaign, data=form_data)
         if form.is_valid():
             character = services.character_create(
-                campaign=campaign,
-                owner=request.user,
-                name=form.cleaned_data["name"],
-                notes=form.cleaned_data.get("notes", ""),
-                cleaned_data=form.cleaned_data,
+                campaign=campaign, owner=request.user, cleaned_data=form.cleaned_data
             )
             messages.success(request, f"Imported {character.name}.")
             return redirect(character)
@@ -308,9 +304,15 @@ def character_import(request, campaign_id: int):
 
 def sheet_history(request, character_id: int):
     character = selectors.character_for_editor(request.user, character_id)
-    return TemplateResponse(request, "sheets/history.html", {
-        "character": character, "campaign": character.campaign, "changes": history.history_for(character),
-    })
+    return TemplateResponse(
+        request,
+        "sheets/history.html",
+        {
+            "character": character,
+            "campaign": character.campaign,
+            "changes": history.history_for(character),
+        },
+    )
 
 
 @require_POST

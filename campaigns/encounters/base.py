@@ -51,6 +51,14 @@ class Action:
     targets: tuple[Any, ...] = field(default_factory=tuple)  # Combatants it may target
 
 
+def checked(form_class: type[forms.Form], data: dict[str, Any], what: str) -> dict[str, Any]:
+    """The cleaned data of an action's form, or an EncounterError naming ``what`` with the form's errors."""
+    form = form_class(data)
+    if not form.is_valid():
+        raise EncounterError(f"Check the {what}: " + form.errors.as_text())
+    return form.cleaned_data
+
+
 class CombatRules:
     """Base of the four systems' combat."""
 

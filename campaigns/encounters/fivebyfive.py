@@ -38,7 +38,7 @@ from rules import fivebyfive as rules
 from sheets.services import character_change
 from sheets.systems.base import Die
 
-from .base import Action, CombatRules, EncounterError, Logged
+from .base import Action, CombatRules, EncounterError, Logged, checked
 
 ATTACK = rules.ExclusiveAction.ATTACK
 DODGE = rules.ExclusiveAction.DODGE
@@ -347,13 +347,6 @@ def heal_form_class(actor, *, holds_token: bool = False) -> type[forms.Form]:
     return FiveByFiveHealForm
 
 
-def _clean(form_class, data, what: str) -> dict[str, Any]:
-    form = form_class(data)
-    if not form.is_valid():
-        raise EncounterError(f"Check the {what}'s options: " + form.errors.as_text())
-    return form.cleaned_data
-
-
 # ----- the rules -----------------------------------------------------------------------------------
 
 
@@ -484,7 +477,7 @@ class FiveByFiveCombat(CombatRules):
             raise EncounterError(
                 f"That dodge is another combatant's: pick one of {target.name}'s, or leave it automatic."
             )
-        options = _clean(attack_form_class(actor, [target]), data, "attack")
+        options = checked(attack_form_class(actor, [target]), data, "attack's options")
         use = _pick(actor, options["descriptor"], ATTACK)
         shift = options.get("shift") or 0
         changes = _Changes(encounter)
@@ -592,7 +585,7 @@ class FiveByFiveCombat(CombatRules):
         return lines
 
     def _heal(self, encounter, actor, target, data, roller, author):
-        options = _clean(heal_form_class(actor), data, "heal")
+        options = checked(heal_form_class(actor), data, "heal's options")
         use = _pick(actor, options["descriptor"], HEALING)
         shift = options.get("shift") or 0
         changes = _Changes(encounter)

@@ -46,7 +46,7 @@ from sheets.systems.base import Die
 from sheets.systems.freefall import CONDITION_TO_ENGINE, OUTCOME_LABELS
 from sheets.systems.freefall import system as sheet_system
 
-from .base import Action, CombatRules, EncounterError, Logged
+from .base import Action, CombatRules, EncounterError, Logged, checked
 
 DECLARE, RESOLVE = "declare", "resolve"
 UNARMED_DV = 1
@@ -166,13 +166,6 @@ def _resolve_form(actor) -> type[forms.Form]:
         bound = [(g.name, g.name) for g in sheet_system.state(actor.character).gear if g.bound and g.usable]
         fields["gear"] = forms.ChoiceField(choices=[("", "First bound item")] + bound, required=False)
     return type("FreeFallResolveForm", (forms.Form,), fields)
-
-
-def _clean(form_class: type[forms.Form], data: dict[str, Any], what: str) -> dict[str, Any]:
-    form = form_class(data)
-    if not form.is_valid():
-        raise EncounterError(f"Check the {what}: " + form.errors.as_text())
-    return form.cleaned_data
 
 
 class FreeFallCombat(CombatRules):
@@ -341,7 +334,7 @@ class FreeFallCombat(CombatRules):
         return self._take(encounter, actor, data, author)
 
     def _add(self, actor, action, target, data):
-        cleaned = _clean(_declaration_form(actor, attack=action == "attack"), data, "action")
+        cleaned = checked(_declaration_form(actor, attack=action == "attack"), data, "action")
         difficulty = rules.Difficulty(cleaned["difficulty"])
         row = {
             "by": actor.pk,
@@ -598,7 +591,7 @@ class FreeFallCombat(CombatRules):
                     row.save(update_fields=["condition"])
 
     def _mitigate(self, encounter, actor, data, author):
-        points = _clean(MitigateForm, data, "mitigation").get("points") or 0
+        points = checked(MitigateForm, data, "mitigation").get("points") or 0
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
         after = rules.mitigate(before, points)
@@ -623,7 +616,7 @@ class FreeFallCombat(CombatRules):
         return lines + self._settle(encounter, actor, author)
 
     def _take(self, encounter, actor, data, author):
-        cleaned = _clean(_resolve_form(actor), data, "harm choice")
+        cleaned = checked(_resolve_form(actor), data, "harm choice")
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
         after = rules.resolve(

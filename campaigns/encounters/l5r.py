@@ -44,7 +44,7 @@ from sheets.services import character_change
 from sheets.systems.base import Die
 from sheets.systems.l5r import WOUNDS_MAX, odd_die_bonus, trait_label, wound_text
 
-from .base import Action, CombatRules, EncounterError, Logged
+from .base import Action, CombatRules, EncounterError, Logged, checked
 
 ATTACK_SKILLS = tuple(skill for skill in rules.SKILLS if skill.attack)
 ARROW = rules.ARROWS[0]  # the standard arrow
@@ -361,36 +361,32 @@ class L5RCombat(CombatRules):
     def _plan(self, actor, data) -> AttackPlan:
         """The attack and damage pools from the form the GM filled in."""
         if actor.character is None:
-            form = L5RNpcAttackForm(data)
-            if not form.is_valid():
-                raise EncounterError("Check the attack's options: " + form.errors.as_text())
+            options = checked(L5RNpcAttackForm, data, "attack's options")
             stats = actor.stats
-            raises = form.cleaned_data["raises"] or 0
+            raises = options["raises"] or 0
             pool = rules.skill_pool(stats["agility"], stats["attack_skill"], attack=True)
             words = f"Attack skill {stats['attack_skill']} + Agility {stats['agility']}"
             weapon = rules.Weapon("Weapon", stats["weapon_rolled"], stats["weapon_kept"])
             damage = rules.damage_pool(weapon, stats["strength"])
             damage_words = f"Weapon {weapon.dr} + Strength {stats['strength']}"
         else:
-            form = _attack_form(actor.character)(data)
-            if not form.is_valid():
-                raise EncounterError("Check the attack's options: " + form.errors.as_text())
+            options = checked(_attack_form(actor.character), data, "attack's options")
             sheet = actor.character.l5r
-            skill = rules.skill_info(form.cleaned_data["skill"])
+            skill = rules.skill_info(options["skill"])
             row = actor.character.l5r_skills.filter(name__iexact=skill.name).first()
             rank = row.rank if row is not None else 0
             trait = getattr(sheet, skill.trait)
             pool = rules.skill_pool(trait, rank, attack=True)
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + (" unskilled" * (not rank))
-            raises = form.cleaned_data["raises"] or 0
-            damage, damage_words = self._weapon_damage(actor.character, form.cleaned_data["weapon"], skill)
-        use_void = form.cleaned_data["use_void"]
+            raises = options["raises"] or 0
+            damage, damage_words = self._weapon_damage(actor.character, options["weapon"], skill)
+        use_void = options["use_void"]
         if use_void:
             pool = rules.Pool(
                 pool.rolled + 1, pool.kept + 1, pool.bonus, pool.explode, pool.raises_allowed, pool.attack
             )
         damage = rules.Pool(damage.rolled + raises, damage.kept, damage.bonus)
-        armor = form.cleaned_data["armor"] or 0
+        armor = options["armor"] or 0
         return AttackPlan(pool, words, damage, damage_words, raises, use_void, armor)
 
     @staticmethod

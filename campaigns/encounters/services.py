@@ -17,7 +17,7 @@ from .. import realtime
 from ..models import Combatant, Encounter, Visibility
 from ..services import feed_entry_create
 from . import rules_for
-from .base import EncounterError, Logged
+from .base import EncounterError, Logged, checked
 
 
 def _claim(encounter: Encounter, version: int) -> None:
@@ -101,10 +101,7 @@ def encounter_start(
         raise EncounterError("This encounter has already started.")
     start_form_class = rules_for(encounter.campaign).start_form_class
     if start_form_class is not None and data:
-        form = start_form_class(data)
-        if not form.is_valid():
-            raise EncounterError("Check the start options: " + form.errors.as_text())
-        encounter.state = {**encounter.state, "start": form.cleaned_data}
+        encounter.state = {**encounter.state, "start": checked(start_form_class, data, "start options")}
     combatants = combatants_of(encounter)
     if not any(c.side == Combatant.Side.PLAYERS for c in combatants) or not any(
         c.side == Combatant.Side.GM for c in combatants

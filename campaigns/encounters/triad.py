@@ -15,7 +15,7 @@ from rules import triad as rules
 from sheets.services import character_change
 from sheets.systems.base import Die
 
-from .base import Action, CombatRules, EncounterError, Logged
+from .base import Action, CombatRules, EncounterError, Logged, checked
 
 ABILITY_CHOICES = [(a, a.title()) for a in rules.ABILITIES]
 WEAPON_CHOICES = [("", "None")] + [(k, f"{t.name} ({t.points})") for k, t in rules.WEAPONS.items()]
@@ -182,14 +182,12 @@ class TriadCombat(CombatRules):
         return self._npc_attacks(actor, target, data, roller, author)
 
     def _pc_attacks(self, actor, target, data, roller, author):
-        form = TriadAttackForm(data)
-        if not form.is_valid():
-            raise EncounterError("Check the attack's options: " + form.errors.as_text())
+        options = checked(TriadAttackForm, data, "attack's options")
         sheet = actor.character.triad
-        ability = form.cleaned_data["ability"]
+        ability = options["ability"]
         edge = rules.net_edge(
-            (form.cleaned_data.get("advantages") or 0),
-            (form.cleaned_data.get("disadvantages") or 0) + sheet.stunned,
+            (options.get("advantages") or 0),
+            (options.get("disadvantages") or 0) + sheet.stunned,
         )
         if target.character is not None:
             raise EncounterError("Player characters attack the GM's side.")
@@ -231,13 +229,11 @@ class TriadCombat(CombatRules):
         return lines
 
     def _npc_attacks(self, actor, target, data, roller, author):
-        form = TriadDefendForm(data)
-        if not form.is_valid():
-            raise EncounterError("Check the defence's options: " + form.errors.as_text())
+        options = checked(TriadDefendForm, data, "defence's options")
         sheet = target.character.triad
         difficulty = actor.stats["difficulty"]
         evading = target.state.get("evading", False)
-        edge = rules.net_edge(int(evading), (form.cleaned_data.get("disadvantages") or 0) + sheet.stunned)
+        edge = rules.net_edge(int(evading), (options.get("disadvantages") or 0) + sheet.stunned)
         odds = rules.chance(sheet.body, difficulty, edge=edge)
         result = rules.roll_task(roller, ability=sheet.body, difficulty=difficulty, edge=edge)
         # The defender's roll: a success holds the NPC off, anything less lets its weapon land.
