@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install serve bench
+.PHONY: run test test-fast lint install serve bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,11 +19,18 @@ run: install
 	$(PY) manage.py demo
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20 --lifespan off
 
-test: install
-	@test -x /usr/bin/chromium || { echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
+lint: install
 	$(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+
+test: lint
+	@test -x /usr/bin/chromium || { echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
 	$(VENV)/bin/pytest
+
+# Everything but the browser tests: for the edit-test loop (well under a minute).
+test-fast: lint
+	$(VENV)/bin/pytest -m "not e2e" -q
 
 bench: install
 	$(PY) bench/odds.py

@@ -318,7 +318,7 @@ def demo_sheets(modules) -> None:
     from django.core.management import call_command
 
     from sheets.models import Character
-    from sheets.systems import system_for
+    from sheets.registry import system_for
 
     call_command("migrate", verbosity=0)
     call_command("demo", stdout=open(os.devnull, "w"))  # noqa: SIM115 - the demo's greeting is noise here

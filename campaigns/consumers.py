@@ -12,7 +12,7 @@ The protocol, both ways as JSON text frames:
                        {"type": "error", "action": ..., "message": "...", "key": "..."}
                        {"type": "reload"}         too much was missed; fetch the page again
                        {"type": "pong"}
-                       {"type": "party"}          (GM only) a sheet changed: refresh the party panel
+                       {"type": "refresh", "panel": name}   a panel changed: fetch it again over HTTP
 
 Anything else from the client closes that client's socket (code 4400) and nothing else; client data
 never goes into a group event. Close code 4403 means "you may not sit here any more": the page stops
@@ -26,7 +26,9 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from . import realtime, selectors, services
+from rules.dice import RulesError
+
+from . import hooks, realtime, selectors, services
 from .models import Visibility
 
 logger = logging.getLogger(__name__)
@@ -46,7 +48,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     # connections itself; skipping AsyncConsumer.dispatch's aclose_old_connections() saves one thread
     # hop per message and per viewer on every broadcast (shared/PERFORMANCE.md).
     _WITHOUT_HOP = frozenset(
-        {"feed.entry", "member.removed", "sheet.changed", "panel.changed", "websocket.receive"}
+        {"feed.entry", "member.removed", "panel.changed", "websocket.receive"}
     )
 
     def __init__(self, *args, **kwargs):
@@ -209,8 +211,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         return problem, seq, list(broadcasts)
 
     def _roll_saved(self, notation_text, visibility, character_id, key):
-        from rules.dice import RulesError
-
         # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
         # and this re-check covers a message already in flight when that happened.
         campaign = self.campaign
@@ -218,8 +218,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return "You are not at this table any more.", None
         character = None
         if character_id is not None:
-            character = (
-                selectors.characters_user_can_roll(self.user, campaign).filter(pk=character_id).first()
+            character = next(
+                (s for s in hooks.roll_subjects(self.user, campaign) if s.pk == character_id), None
             )
             if character is None:
                 return "You cannot roll for that character.", None
@@ -300,12 +300,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         frame = event["frames"].get(variant) if variant else None
         if frame is not None:
             await self.send(text_data=frame)
-
-    async def sheet_changed(self, event):
-        # Only the GM has the party panel; the page fetches the fresh panel over HTTP, where the
-        # usual permission checks apply, so nothing of the sheet travels in this frame.
-        if not self.closing and self.seen_seq is not None and self.user.pk == self.campaign.gm_id:
-            await self.send(text_data='{"type": "party"}')
 
     async def panel_changed(self, event):
         # A panel (the encounter, the GM's roll requests) changed: the page fetches it again over HTTP.

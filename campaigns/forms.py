@@ -2,6 +2,7 @@ from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Submit
 from django import forms
 
+from . import systems
 from .models import Campaign
 
 
@@ -19,9 +20,7 @@ class CampaignForm(forms.ModelForm):
         if self.instance.pk:
             del self.fields["system"]
             # The optional rules the campaign's system offers, each a checkbox kept in Campaign.options.
-            from sheets.systems import SYSTEMS
-
-            for key, label, help_text in SYSTEMS[self.instance.system].campaign_options:
+            for key, label, help_text in systems.get(self.instance.system).options:
                 self.fields[f"option_{key}"] = forms.BooleanField(
                     required=False,
                     label=label,

@@ -5,22 +5,19 @@ from django.db import models
 from django.urls import reverse
 from django.utils.functional import cached_property
 
+from . import systems
+from .rendering import chance_percent, entry_display
+
 
 def new_invite_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-class System(models.TextChoices):
-    FIVE_BY_FIVE = "fivebyfive", "Five by Five 2.5"
-    FREE_FALL = "freefall", "FREE/FALL A5"
-    TRIAD = "triad", "Triad"
-    L5R = "l5r", "L5R Roll & Keep"
-
-
 class Campaign(models.Model):
     name = models.CharField(max_length=80)
     description = models.TextField(max_length=2000, blank=True)
-    system = models.CharField(max_length=16, choices=System.choices)
+    # A game system's key; the systems register themselves (campaigns/systems.py).
+    system = models.CharField(max_length=16, choices=systems.choices)
     gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns_run")
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     # Optional rules a GM turns on per table (Five by Five aspects, L5R odd-die house rule, ...).
@@ -83,9 +80,10 @@ class FeedEntry(models.Model):
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed_entries"
     )
-    character = models.ForeignKey(
-        "sheets.Character", on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls"
-    )
+    # The character the line is about, as it was named then. A plain id, not a foreign key: characters
+    # live in the layer above, and the feed is a record that outlives a renamed or deleted character.
+    character_id = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)
+    character_name = models.CharField(max_length=80, blank=True)
     # What was asked, in words ("Amateur Chef 4", "3d6+2") and as data (the options, the notation).
     label = models.CharField(max_length=200)
     request = models.JSONField(default=dict)
@@ -115,106 +113,8 @@ class FeedEntry(models.Model):
     @cached_property
     def display(self) -> dict | None:
         """The result as groups of dice for the feed template (shapes in campaigns/rendering.py)."""
-        from .rendering import entry_display
-
         return entry_display(self.result)
 
     @property
     def chance_percent(self) -> str:
-        from .rendering import chance_percent
-
         return chance_percent(self.chance)
-
-
-class Encounter(models.Model):
-    """A fight (or any scene in turns) the GM runs at a campaign's table."""
-
-    class Status(models.TextChoices):
-        SETUP = "setup", "Setting up"
-        RUNNING = "running", "Running"
-        ENDED = "ended", "Ended"
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="encounters")
-    name = models.CharField(max_length=80)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.SETUP)
-    round = models.PositiveIntegerField(default=0)
-    # Index into the turn order of whoever acts now.
-    turn = models.PositiveIntegerField(default=0)
-    # What the system tracks across turns (FREE/FALL declarations, who stole initiative, ...).
-    state = models.JSONField(default=dict, blank=True)
-    # Moved on by every GM action, so a double click or a second GM tab cannot act twice.
-    version = models.PositiveIntegerField(default=1)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
-
-    def __str__(self) -> str:
-        return self.name
-
-    def get_absolute_url(self) -> str:
-        return reverse("encounter", args=[self.campaign_id, self.pk])
-
-
-class Combatant(models.Model):
-    """Someone in an encounter: a character with a sheet, or a quick NPC with a few numbers."""
-
-    class Side(models.TextChoices):
-        PLAYERS = "players", "Players"
-        GM = "gm", "GM"
-
-    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
-    character = models.ForeignKey(
-        "sheets.Character", on_delete=models.CASCADE, null=True, blank=True, related_name="combatants"
-    )
-    name = models.CharField(max_length=80)
-    side = models.CharField(max_length=8, choices=Side.choices)
-    initiative = models.IntegerField(null=True, blank=True)
-    position = models.PositiveIntegerField(default=0)
-    # A quick NPC's numbers (Triad Difficulty, a few descriptors or traits, attributes, its damage).
-    stats = models.JSONField(default=dict, blank=True)
-    # Per-round bits the rules track: dodges used, actions taken, stunned, dice declared.
-    state = models.JSONField(default=dict, blank=True)
-    out = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["position", "pk"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class RollRequest(models.Model):
-    """The GM asks one or several characters for a roll; each answer is a feed entry."""
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="roll_requests")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    label = models.CharField(max_length=120)
-    # The sheet's roll key ("ability:body", "descriptor:12", "skill:Kenjutsu") and its options (TN...).
-    roll_key = models.CharField(max_length=80, blank=True)  # blank: the player picks
-    options = models.JSONField(default=dict, blank=True)
-    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
-    open = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
-
-    def __str__(self) -> str:
-        return self.label
-
-
-class RollRequestTarget(models.Model):
-    request = models.ForeignKey(RollRequest, on_delete=models.CASCADE, related_name="targets")
-    character = models.ForeignKey("sheets.Character", on_delete=models.CASCADE, related_name="roll_requests")
-    entry = models.OneToOneField(
-        FeedEntry, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["request", "character"], name="one_answer_per_character")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.request} for {self.character}"

@@ -17,6 +17,10 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from .models import Visibility
+from .rendering import render_entry
+from .selectors import FULL, NOTICE
+
 logger = logging.getLogger(__name__)
 
 
@@ -71,16 +75,11 @@ def member_removed(*, campaign_id: int, user_id: int) -> None:
 
 def entry_frame(entry, variant: str) -> str:
     """The websocket frame (JSON text) that shows one variant of an entry to a browser."""
-    from .rendering import render_entry
-
     return json.dumps({"type": "entry", "seq": entry.seq, "html": render_entry(entry, variant)})
 
 
 def entry_event(entry) -> dict:
     """The group event for a new entry: who may see what is decided per viewer by the consumer."""
-    from .models import Visibility
-    from .selectors import FULL, NOTICE
-
     frames = {FULL: entry_frame(entry, FULL)}
     if entry.visibility == Visibility.BLIND:
         frames[NOTICE] = entry_frame(entry, NOTICE)
@@ -96,11 +95,6 @@ def entry_event(entry) -> dict:
 def entry_created(entry) -> None:
     """Tell the table a feed entry exists, rendered after the commit so it shows the saved row."""
     _send_on_commit(entry.campaign_id, lambda: entry_event(entry))
-
-
-def sheet_changed(*, campaign_id: int, character_id: int) -> None:
-    """A character's sheet changed: the GM's party panel re-renders that character's line."""
-    _send_on_commit(campaign_id, lambda: {"type": "sheet.changed", "character_id": character_id})
 
 
 def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:

@@ -93,7 +93,7 @@ def _with_variants(entries, user, campaign: Campaign) -> list[FeedEntry]:
 
 
 def _feed_queryset(campaign: Campaign) -> QuerySet[FeedEntry]:
-    return FeedEntry.objects.filter(campaign=campaign).select_related("author", "character")
+    return FeedEntry.objects.filter(campaign=campaign).select_related("author")
 
 
 def feed_for_viewer(
@@ -152,13 +152,3 @@ def still_seated(user, campaign: Campaign) -> bool:
     One indexed lookup for a player and none for the GM, since it runs on every roll and chat line.
     """
     return campaign.gm_id == user.pk or Membership.objects.filter(campaign=campaign, user=user).exists()
-
-
-def characters_for_table(campaign: Campaign):
-    return campaign.characters.select_related("owner").order_by("is_npc", "name", "pk")
-
-
-def characters_user_can_roll(user, campaign: Campaign):
-    """Characters a user may roll for in the dice box: their own; the GM may use any at the table."""
-    characters = campaign.characters.order_by("is_npc", "name", "pk")
-    return characters if campaign.is_gm(user) else characters.filter(owner=user)

@@ -1,8 +1,17 @@
 """Everything that changes campaign state: greppable verbs with keyword-only arguments."""
 
+import secrets
+import time
+
+from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from rules import notation
+from rules.dice import Roller
+
+from . import realtime, systems
 from .models import Campaign, FeedEntry, Membership, Visibility, new_invite_token
 
 
@@ -52,8 +61,6 @@ def member_remove(*, campaign: Campaign, user_id: int) -> None:
     deleted, _ = Membership.objects.filter(campaign=campaign, user_id=user_id).delete()
     if not deleted:
         raise CampaignError("That player is not at this table.")
-    from . import realtime
-
     realtime.member_removed(campaign_id=campaign.pk, user_id=user_id)
 
 
@@ -127,7 +134,8 @@ def _feed_entry_save(
             seq=seq,
             kind=kind,
             author=author,
-            character=character,
+            character_id=None if character is None else character.pk,
+            character_name="" if character is None else character.name[:80],
             label=label[:200],
             request=request or {},
             result=result or {},
@@ -140,11 +148,9 @@ def _feed_entry_save(
         # constraints are the database's to enforce (a race on one idempotency key surfaces as
         # IntegrityError, handled by the caller). The text columns are still checked.
         entry.full_clean(
-            exclude=["campaign", "author", "character", "request", "result"], validate_constraints=False
+            exclude=["campaign", "author", "request", "result"], validate_constraints=False
         )
         entry.save()
-        from . import realtime
-
         realtime.entry_created(entry)
     return entry, True
 
@@ -168,11 +174,6 @@ def rate_limit_check(*, user, action: str) -> None:
     A fixed window in Django's cache: per process with the default local-memory cache, shared when the
     cache is shared. Good enough to stop a stuck key or a script from flooding a table.
     """
-    import time
-
-    from django.conf import settings
-    from django.core.cache import cache
-
     allowed, seconds = getattr(settings, "TABLE_RATE_LIMITS", {}).get(action, DEFAULT_RATE_LIMITS[action])
     window = int(time.time() // seconds)
     key = f"table-rate:{action}:{user.pk}:{window}"
@@ -205,26 +206,16 @@ def table_roll_create(
     Raises rules.notation.NotationError (with the position at fault) for notation it cannot read,
     RateLimited when the author rolls too fast; nothing is saved in either case.
     """
-    import secrets
-
-    from rules import notation
-    from rules.dice import Roller
-
     if idempotency_key:
         existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
         if existing is not None:
             return existing, False
     if visibility not in Visibility.values:
         raise CampaignError("Choose who may see this roll.")
-    may_roll_for = character is None or (
-        character.campaign_id == campaign.pk and (character.owner_id == author.pk or campaign.is_gm(author))
-    )
-    if not may_roll_for:
-        raise CampaignError("You cannot roll for that character.")
     tree = notation.parse(notation_text)
     rate_limit_check(user=author, action="roll")
-    odd_die_bonus = bool(campaign.options.get("l5r_odd_die_bonus"))
-    rolled = notation.roll(tree, roller or Roller(secrets.SystemRandom()), odd_die_bonus=odd_die_bonus)
+    dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
+    rolled = notation.roll(tree, roller or Roller(secrets.SystemRandom()), **dice_options)
     return feed_entry_create(
         campaign=campaign,
         author=author,
@@ -233,7 +224,7 @@ def table_roll_create(
         request={"source": "dice_box", "notation": notation_text},
         result=notation.render_data(rolled),
         summary=notation.render_text(rolled),
-        chance=notation_chance(tree, odd_die_bonus=odd_die_bonus),
+        chance=notation_chance(tree, **dice_options),
         visibility=visibility,
         idempotency_key=idempotency_key,
     )
@@ -268,11 +259,9 @@ def chat_line_create(
 CHANCE_MAX_LENGTH = 80
 
 
-def notation_chance(tree, *, odd_die_bonus: bool = False):
+def notation_chance(tree, **dice_options):
     """The exact chance of a dice-box line, shortened to fit the feed entry's column."""
-    from rules import notation
-
-    chance = notation.chance(tree, odd_die_bonus=odd_die_bonus)
+    chance = notation.chance(tree, **dice_options)
     if chance is not None and len(str(chance)) > CHANCE_MAX_LENGTH:
         chance = chance.limit_denominator(10**30)
     return chance

@@ -1,7 +1,6 @@
 from django.urls import path
 
 from . import views
-from .encounters import views as encounter_views
 
 urlpatterns = [
     path("", views.landing, name="landing"),
@@ -18,13 +17,5 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/table/feed/", views.table_feed, name="table_feed"),
     path("campaigns/<int:campaign_id>/table/roll/", views.table_roll, name="table_roll"),
     path("campaigns/<int:campaign_id>/table/chat/", views.table_chat, name="table_chat"),
-    path("campaigns/<int:campaign_id>/table/party/", views.table_party, name="table_party"),
     path("join/<str:token>/", views.campaign_join, name="campaign_join"),
-    path("campaigns/<int:campaign_id>/encounters/", encounter_views.encounter_list, name="encounters"),
-    path("campaigns/<int:campaign_id>/encounters/panel/", encounter_views.encounter_panel,
-         name="encounter_panel"),
-    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/", encounter_views.encounter_detail,
-         name="encounter"),
-    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/<slug:verb>/",
-         encounter_views.encounter_action, name="encounter_action"),
 ]

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from rules.dice import RulesError
 from rules.notation import NotationError
 
-from . import selectors, services
+from . import hooks, selectors, services
 from .forms import CampaignForm
 from .models import Campaign, Visibility
 
@@ -139,17 +139,22 @@ class DiceBoxForm(forms.Form):
         ),
     )
     visibility = forms.ChoiceField(label="Who sees it", choices=Visibility.choices, initial=Visibility.PUBLIC)
-    character = forms.ModelChoiceField(
-        label="As", queryset=None, required=False, empty_label="(no character)"
-    )
+    character = forms.TypedChoiceField(label="As", coerce=int, required=False, empty_value=None)
     # A fresh key per rendered form: a double-click or a retried POST carries it twice and rolls once.
     idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$", widget=forms.HiddenInput)
 
-    def __init__(self, *args, characters, **kwargs):
+    def __init__(self, *args, subjects: list[hooks.RollSubject], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["character"].queryset = characters
-        if not characters.exists():
+        self.subjects = {subject.pk: subject for subject in subjects}
+        if subjects:
+            self.fields["character"].choices = [("", "(no character)")] + [
+                (subject.pk, subject.name) for subject in subjects
+            ]
+        else:
             del self.fields["character"]
+
+    def clean_character(self):
+        return self.subjects.get(self.cleaned_data["character"])
 
 
 class ChatForm(forms.Form):
@@ -162,8 +167,8 @@ class ChatForm(forms.Form):
 
 
 def _dice_form(request, campaign, data=None) -> DiceBoxForm:
-    characters = selectors.characters_user_can_roll(request.user, campaign)
-    return DiceBoxForm(data, characters=characters, initial={"idempotency_key": _new_key()})
+    subjects = hooks.roll_subjects(request.user, campaign)
+    return DiceBoxForm(data, subjects=subjects, initial={"idempotency_key": _new_key()})
 
 
 def _chat_form(data=None) -> ChatForm:
@@ -182,7 +187,7 @@ def _table_context(request, campaign, **forms_given) -> dict:
         "last_seq": entries[0].seq if entries else 0,
         "dice_form": forms_given.get("dice_form") or _dice_form(request, campaign),
         "chat_form": forms_given.get("chat_form") or _chat_form(),
-        "party": selectors.characters_for_table(campaign) if is_gm else None,
+        "panels": hooks.render_panels(hooks.TABLE, request, campaign=campaign),
         "notation_error": forms_given.get("notation_error"),
     }
 
@@ -283,10 +288,3 @@ def table_chat(request, campaign_id: int):
     return TemplateResponse(
         request, "campaigns/table.html", _table_context(request, campaign, chat_form=form), status=status
     )
-
-
-def table_party(request, campaign_id: int):
-    """The GM's party panel alone, fetched again by the page when a sheet at the table changes."""
-    campaign = _gm_only(request, campaign_id)
-    context = {"campaign": campaign, "is_gm": True, "party": selectors.characters_for_table(campaign)}
-    return TemplateResponse(request, "campaigns/table.html#party-panel", context)

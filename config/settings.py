@@ -40,6 +40,14 @@ else:
 
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
+# The game systems, each one package under sheets/systems/ (and one Django app): the only list of them.
+GAME_SYSTEMS = [
+    "sheets.systems.fivebyfive",
+    "sheets.systems.freefall",
+    "sheets.systems.triad",
+    "sheets.systems.l5r",
+]
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -58,6 +66,8 @@ INSTALLED_APPS = [
     "csp",
     "campaigns",
     "sheets",
+    *GAME_SYSTEMS,
+    "play",
 ]
 
 MIDDLEWARE = [

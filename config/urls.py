@@ -6,4 +6,5 @@ urlpatterns = [
     path("accounts/", include("campaigns.accounts")),
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
+    path("", include("play.urls")),
 ]

@@ -1,6 +1,14 @@
 from django.apps import AppConfig
 
+from campaigns import hooks
+
 
 class SheetsConfig(AppConfig):
     name = "sheets"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import selectors, views  # they need the models, which exist only once apps are ready
+
+        hooks.register_roll_subjects(selectors.roll_subjects)
+        hooks.register_panel(place=hooks.TABLE, name="party", render=views.party_panel, order=30)

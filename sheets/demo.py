@@ -1,8 +1,8 @@
 """Demo characters: one per system per player, built through the same builders as the browser."""
 
 from .models import Character
+from .registry import system_for
 from .services import character_create
-from .systems import system_for
 
 
 def load_demo_characters(campaign, *, players) -> None:

@@ -13,7 +13,10 @@ from typing import Any
 
 from django.db import models, transaction
 
+from campaigns import realtime
+
 from .models import Character, SheetChange
+from .registry import is_system_model
 
 # Values of the character's own row that history follows (version and timestamps are bookkeeping).
 CHARACTER_FIELDS = ("name", "notes")
@@ -23,7 +26,7 @@ def _owned_rows(character: Character) -> Iterator[models.Model]:
     """The character's system rows: one-to-one sheets and child rows, wherever they are defined."""
     for relation in Character._meta.related_objects:
         model = relation.related_model
-        if model is SheetChange or model._meta.app_label != "sheets":
+        if not is_system_model(model):
             continue
         if relation.one_to_one:
             row = model.objects.filter(**{relation.field.name: character}).first()
@@ -81,9 +84,8 @@ def recorded(character: Character, *, author, reason: str):
             before=changed_before,
             after=changed_after,
         )
-        from . import live
-
-        live.sheet_changed(character)
+        # The GM's party panel shows this sheet's key numbers.
+        realtime.panel_changed(campaign_id=character.campaign_id, panel="party", gm_only=True)
 
 
 class UndoRefused(Exception):

@@ -4,6 +4,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from campaigns.hooks import RollSubject
 from campaigns.selectors import campaigns_visible_to
 
 from .models import Character
@@ -39,3 +40,15 @@ def characters_of(campaign, user):
     if not campaign.is_gm(user):
         characters = characters.filter(is_npc=False)
     return characters
+
+
+def characters_for_table(campaign):
+    return campaign.characters.select_related("owner").order_by("is_npc", "name", "pk")
+
+
+def roll_subjects(user, campaign) -> list[RollSubject]:
+    """Characters a user may roll as in the dice box: their own; the GM may use any at the table."""
+    characters = campaign.characters.order_by("is_npc", "name", "pk")
+    if not campaign.is_gm(user):
+        characters = characters.filter(owner=user)
+    return [RollSubject(pk=pk, name=name) for pk, name in characters.values_list("pk", "name")]

@@ -7,13 +7,14 @@ from typing import Any
 
 from django.db import transaction
 
+from campaigns.models import FeedEntry
 from campaigns.services import feed_entry_create
 from rules.dice import Roller
 
+from .contract import RollOutcome, parse_text
 from .history import recorded
 from .models import Character
-from .systems import system_for
-from .systems.base import RollOutcome, parse_text
+from .registry import system_for
 
 
 @transaction.atomic
@@ -72,8 +73,6 @@ def character_roll(
     A repeated idempotency key returns the first roll's entry and rolls nothing. Returns
     (entry, outcome) where outcome is None for a repeat.
     """
-    from campaigns.models import FeedEntry
-
     if idempotency_key:
         existing = FeedEntry.objects.filter(
             campaign=character.campaign, author=author, idempotency_key=idempotency_key

@@ -1,15 +1,12 @@
-from django.urls import path
+from django.urls import include, path
 
-from . import views, views_fivebyfive, views_l5r, views_requests
+from . import views
+from .registry import game_systems
 
 urlpatterns = [
     path("campaigns/<int:campaign_id>/characters/new/", views.character_new, name="character_new"),
     path("campaigns/<int:campaign_id>/characters/import/", views.character_import, name="character_import"),
-    path(
-        "campaigns/<int:campaign_id>/characters/l5r-preview/",
-        views_l5r.l5r_builder_preview,
-        name="l5r_builder_preview",
-    ),
+    path("campaigns/<int:campaign_id>/table/party/", views.table_party, name="table_party"),
     path("characters/<int:character_id>/", views.sheet, name="sheet"),
     path("characters/<int:character_id>/field/<str:path>/", views.sheet_field, name="sheet_field"),
     path("characters/<int:character_id>/buttons/", views.sheet_buttons, name="sheet_buttons"),
@@ -17,10 +14,6 @@ urlpatterns = [
     path("characters/<int:character_id>/export/", views.sheet_export, name="sheet_export"),
     path("characters/<int:character_id>/history/", views.sheet_history, name="sheet_history"),
     path("characters/<int:character_id>/history/<int:change_id>/undo/", views.sheet_undo, name="sheet_undo"),
-    path("characters/<int:character_id>/xp/award/", views_fivebyfive.xp_award, name="fivebyfive_xp_award"),
-    path("characters/<int:character_id>/xp/spend/", views_fivebyfive.xp_spend, name="fivebyfive_xp_spend"),
-    path("campaigns/<int:campaign_id>/requests/", views_requests.requests_gm, name="requests_gm"),
-    path("characters/<int:character_id>/requests/", views_requests.sheet_requests, name="sheet_requests"),
-    path("characters/<int:character_id>/requests/<int:target_id>/roll/", views_requests.sheet_request_roll,
-         name="sheet_request_roll"),
 ]
+# Views only one system has (Five by Five XP, the L5R builder preview) come from its own urls.py.
+urlpatterns += [path("", include(config.urls.urlpatterns)) for config in game_systems() if config.urls]

@@ -6,21 +6,23 @@ import json
 import uuid
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.http import Http404, JsonResponse
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST
 
+from campaigns import hooks
 from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_member
 from rules.dice import Roller, RulesError, system_random
 
 from . import history, selectors, services
+from .contract import EXPORT_FORMAT, EXPORT_VERSION, EditableField
 from .models import Character, StaleVersion
-from .systems import system_for
-from .systems.base import EXPORT_FORMAT, EXPORT_VERSION, EditableField
+from .registry import system_for
 
 PARTS = "sheets/_parts.html"
 MAX_IMPORT_BYTES = 64 * 1024
@@ -50,6 +52,7 @@ def _sheet_context(request, character, *, options_data=None):
         "roll_key": uuid.uuid4().hex,
         "name_field": _base_field(character, "name"),
         "notes_field": _base_field(character, "notes"),
+        "panels": hooks.render_panels(hooks.SHEET, request, campaign=character.campaign, character=character),
         **system.context(character),
     }
 
@@ -326,3 +329,19 @@ def sheet_undo(request, character_id: int, change_id: int):
     else:
         messages.success(request, f"Undone: {change.reason}.")
     return redirect("sheet_history", character_id=character.pk)
+
+
+def party_panel(request, campaign):
+    """The GM's party panel on the table page: every character's key numbers; nothing for players."""
+    if not campaign.is_gm(request.user):
+        return ""
+    context = {"campaign": campaign, "party": selectors.characters_for_table(campaign)}
+    return render_to_string("sheets/_party_panel.html", context, request=request)
+
+
+def table_party(request, campaign_id: int):
+    """The party panel alone, fetched again by the table page when a sheet at the table changes."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    if not campaign.is_gm(request.user):
+        raise PermissionDenied("Only the GM sees the party panel.")
+    return HttpResponse(party_panel(request, campaign))

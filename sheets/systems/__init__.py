@@ -1,12 +1,1 @@
-"""The registry of sheet systems: one per campaigns.models.System value."""
-
-from . import fivebyfive, freefall, l5r, triad
-from .base import SheetSystem
-
-SYSTEMS: dict[str, SheetSystem] = {
-    module.system.key: module.system for module in (fivebyfive, freefall, l5r, triad)
-}
-
-
-def system_for(campaign) -> SheetSystem:
-    return SYSTEMS[campaign.system]
+"""The game systems, one package each; sheets/registry.py finds them (settings.GAME_SYSTEMS)."""

@@ -5,7 +5,9 @@ from django.utils.html import format_html, format_html_join
 
 from campaigns.rendering import format_percent
 
-from ..systems.base import Bar, Curve
+from ..contract import Bar, Curve
+from ..registry import system_for
+from ..selectors import characters_of
 
 register = template.Library()
 
@@ -78,14 +80,10 @@ def _curve(curve: Curve):
 @register.simple_tag
 def characters_at(campaign, user):
     """The campaign's characters this user may see listed (NPCs only for the GM)."""
-    from ..selectors import characters_of
-
     return characters_of(campaign, user)
 
 
 @register.simple_tag
 def party_summary(character) -> str:
     """The key numbers a GM watches for this character (HP, abilities, harm, wounds)."""
-    from ..systems import system_for
-
     return system_for(character.campaign).party_summary(character)

@@ -74,7 +74,6 @@
       case "ready": setStatus("Live", "success"); break;
       case "reload": window.location.reload(); break;
       case "error": message(data.message, "warning"); break;
-      case "party": refreshPanel("party"); break;
       case "refresh": refreshPanel(String(data.panel)); break;
       default: break; // "ok", "pong": hearing anything already proves the line is alive
     }

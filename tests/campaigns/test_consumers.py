@@ -319,8 +319,10 @@ async def test_a_sheet_change_asks_only_the_gm_page_to_refresh_its_party_panel(c
     gm_socket, _ = await open_socket(gm, campaign)
     player_socket, _ = await open_socket(player, campaign)
     layer = get_channel_layer()
-    await layer.group_send(realtime.table_group(campaign.pk), {"type": "sheet.changed", "character_id": 1})
-    assert await gm_socket.receive_json_from(timeout=5) == {"type": "party"}
+    await layer.group_send(
+        realtime.table_group(campaign.pk), {"type": "panel.changed", "panel": "party", "gm_only": True}
+    )
+    assert await gm_socket.receive_json_from(timeout=5) == {"type": "refresh", "panel": "party"}
     assert await player_socket.receive_nothing(timeout=0.2)
     await gm_socket.disconnect()
     await player_socket.disconnect()

@@ -4,14 +4,14 @@ import pytest
 from django import forms
 from django.urls import reverse
 
-from campaigns.encounters import services
-from campaigns.encounters.base import EncounterError
-from campaigns.encounters.fivebyfive import FiveByFiveNpcForm, parse_descriptors
 from campaigns.models import FeedEntry
+from play import encounters as services
 from rules.dice import FixedFaces, Roller
+from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
+from sheets.systems.fivebyfive.combat import FiveByFiveNpcForm, parse_descriptors
 
 
 def roller(*faces):
@@ -200,7 +200,7 @@ def test_a_short_fivebyfive_fight(fight, gm):
 
 def services_actions(encounter, actor_name, key):
     """The targets the running encounter offers ``actor_name`` for action ``key``."""
-    from campaigns.encounters import rules_for
+    from sheets.registry import combat_for as rules_for
 
     combatants = services.combatants_of(encounter)
     actor = next(c for c in combatants if c.name == actor_name)

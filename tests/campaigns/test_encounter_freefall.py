@@ -3,14 +3,14 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.encounters import services
-from campaigns.encounters.base import EncounterError
 from campaigns.models import FeedEntry
+from play import encounters as services
 from rules.dice import FixedFaces, Roller
+from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
-from sheets.systems.freefall import system as freefall_sheet
+from sheets.systems.freefall.sheet import system as freefall_sheet
 
 
 @pytest.fixture

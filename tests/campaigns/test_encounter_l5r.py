@@ -5,11 +5,11 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from campaigns.encounters import services
-from campaigns.encounters.base import EncounterError
 from campaigns.models import FeedEntry
+from play import encounters as services
 from rules import l5r as rules
 from rules.dice import FixedFaces, Roller
+from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange

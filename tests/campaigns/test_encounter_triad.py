@@ -3,10 +3,11 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.encounters import services
-from campaigns.encounters.base import EncounterError
-from campaigns.models import Combatant, FeedEntry
+from campaigns.models import FeedEntry
+from play import encounters as services
+from play.models import Combatant
 from rules.dice import FixedFaces, Roller
+from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import snapshot
 from sheets.models import SheetChange

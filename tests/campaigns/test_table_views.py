@@ -228,7 +228,7 @@ def test_dice_box_rolls_as_own_character_only(campaign, client_for, player, othe
         url, {"notation": "d6", "visibility": "public", "character": theirs.pk, "idempotency_key": key(2)}
     )
     assert response.status_code == 400
-    assert list(FeedEntry.objects.values_list("character__name", flat=True)) == ["Kira Valen"]
+    assert list(FeedEntry.objects.values_list("character_name", flat=True)) == ["Kira Valen"]
 
 
 # -- drawing entries --------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ def table(make_campaign, player, other_player):
 
 def test_gm_runs_a_triad_fight_and_the_player_follows_live(new_page, table, gm, player, monkeypatch):
     faces = []
-    monkeypatch.setattr("campaigns.encounters.views.system_random", lambda: FixedFaces(faces))
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
 
     player_page = new_page(width=390, height=844)
     log_in(player_page, player.username, PASSWORD)

@@ -16,7 +16,7 @@ def test_gm_asks_player_answers_live(new_page, make_campaign, gm, player, other_
     campaign = make_campaign("triad", players=[player, other_player], name="Night Watch")
     load_demo_characters(campaign, players=[player, other_player])
     helsing = campaign.characters.get(owner=player)
-    monkeypatch.setattr("sheets.views_requests.system_random", lambda: FixedFaces([14]))
+    monkeypatch.setattr("play.request_views.system_random", lambda: FixedFaces([14]))
 
     sheet = new_page(width=390, height=844)
     log_in(sheet, player.username, PASSWORD)

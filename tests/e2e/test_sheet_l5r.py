@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import FeedEntry
-from sheets.models import L5RSheet
+from sheets.systems.l5r.models import L5RSheet
 from tests.conftest import PASSWORD
 
 from .conftest import log_in

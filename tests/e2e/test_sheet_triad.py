@@ -64,5 +64,5 @@ def test_build_edit_and_roll_a_triad_character(new_page, triad_table, player):
     expect(result).to_be_visible()
     expect(result.locator(".die")).to_have_count(1)
     entry = FeedEntry.objects.get()
-    assert entry.character.name == "Mina Harker" and entry.request["difficulty"] == 16
+    assert entry.character_name == "Mina Harker" and entry.request["difficulty"] == 16
     expect(result).to_contain_text(entry.summary)

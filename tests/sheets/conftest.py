@@ -11,7 +11,7 @@ def fixed_dice(monkeypatch):
     """Make the next sheet roll show these faces (the server still rolls through the engine)."""
 
     def use(*faces):
-        for view_module in ("sheets.views", "sheets.views_requests"):
+        for view_module in ("sheets.views", "play.request_views"):
             monkeypatch.setattr(f"{view_module}.system_random", lambda: FixedFaces(faces))
 
     return use

@@ -8,10 +8,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
+from campaigns.rendering import format_percent
 from rules import fivebyfive as rules
-from sheets.models import Character, FiveByFiveDescriptor, FiveByFiveSheet
-from sheets.systems import SYSTEMS
-from sheets.systems.base import format_percent
+from sheets.models import Character
+from sheets.systems.fivebyfive.models import FiveByFiveDescriptor, FiveByFiveSheet
+from sheets.systems.fivebyfive.sheet import system as fivebyfive_system
 
 from .conftest import HTMX, page_text
 
@@ -126,7 +127,7 @@ def test_optional_rules_save_advanced_and_aspects_when_the_campaign_uses_them(
     assert street.advanced and street.aspect == "superior"
     assert FiveByFiveDescriptor.objects.get(name="Stage Fright").aspect == "inferior"
     # Advanced 6 with a Superior aspect: -2 + 1 = one step down, to 4.
-    buttons = SYSTEMS["fivebyfive"].buttons(street.character, {"shift": 0, "spend_token": False})
+    buttons = fivebyfive_system.buttons(street.character, {"shift": 0, "spend_token": False})
     assert buttons[0].chance == rules.chance(4)
 
 
@@ -198,7 +199,7 @@ def test_sheet_shows_every_part(demo_character, player, client_for):
         "poor: swap it for 5 XP",
     ):
         assert part in text, part
-    assert SYSTEMS["fivebyfive"].party_summary(character) == "HP 12/12 · no token"
+    assert fivebyfive_system.party_summary(character) == "HP 12/12 · no token"
 
 
 def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, client_for):
@@ -373,7 +374,7 @@ def test_plain_roll_multiplies_the_dice(demo_character, player, client_for, fixe
     assert entry.result["outcome"] == "failure" and entry.result["changes"] == []
     assert Fraction(entry.chance) == Fraction(19, 36)
     assert "2 × 3 = 6 vs 4, failure" in entry.summary
-    assert entry.character == character and entry.author == player
+    assert entry.character_id == character.pk and entry.author == player
     assert "2 × 3 = 6 vs 4" in page_text(response)
 
 
@@ -399,7 +400,7 @@ def test_doubles_earn_a_token_that_is_saved(demo_character, player, client_for, 
     roll(client_for(player), character, chef_key(character))
     assert FeedEntry.objects.latest("pk").result["changes"] == []
     assert FiveByFiveSheet.objects.get(character=character).doubles_token
-    assert SYSTEMS["fivebyfive"].party_summary(character) == "HP 12/12 · token"
+    assert fivebyfive_system.party_summary(character) == "HP 12/12 · token"
 
 
 def test_spending_the_token_makes_fives_trump(demo_character, player, client_for, fixed_dice):
@@ -541,4 +542,4 @@ def test_demo_characters_build(fbf_campaign, player, other_player):
     larry, mara = (Character.objects.get(owner=u, campaign=fbf_campaign) for u in (player, other_player))
     assert larry.descriptors.get(name="Amateur Chef").value == 4
     assert (mara.fivebyfive.hp, mara.fivebyfive.shield) == (16, True)
-    assert SYSTEMS["fivebyfive"].party_summary(mara) == "HP 16/16 · no token"
+    assert fivebyfive_system.party_summary(mara) == "HP 16/16 · no token"

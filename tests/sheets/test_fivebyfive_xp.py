@@ -5,8 +5,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from sheets.history import change_undo, snapshot
-from sheets.models import FiveByFiveDescriptor, SheetChange
-from sheets.systems import fivebyfive
+from sheets.models import SheetChange
+from sheets.systems.fivebyfive import sheet as fivebyfive
+from sheets.systems.fivebyfive.models import FiveByFiveDescriptor
 
 from .conftest import page_text
 

@@ -8,12 +8,13 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from campaigns.models import FeedEntry
+from campaigns.rendering import format_percent
 from rules import freefall as rules
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
-from sheets.models import Character, FreeFallGear, FreeFallProgram, FreeFallSheet
-from sheets.systems.base import format_percent
-from sheets.systems.freefall import builder_form_data, system
+from sheets.models import Character
+from sheets.systems.freefall.models import FreeFallGear, FreeFallProgram, FreeFallSheet
+from sheets.systems.freefall.sheet import builder_form_data, system
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -380,7 +381,7 @@ def test_attribute_roll_uses_the_given_dice_and_saves_the_feed_entry(
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([12, 3, 20, 1, 5]))
     response = roll(client_for(player), character, "attribute:body")
     assert response.status_code == 200
-    entry = FeedEntry.objects.get(character=character)
+    entry = FeedEntry.objects.get(character_id=character.pk)
     assert [d["face"] for d in entry.result["dice"]] == [12, 3, 20, 1, 5]
     assert entry.result["outcome"] == "greater"
     assert entry.result["successes"] == 2
@@ -397,7 +398,7 @@ def test_program_roll_with_a_one_compromises_and_saves_the_program(
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([1, 7, 9]))
     response = roll(client_for(player), character, f"program:{program.pk}", tn="hard", dice="3")
     assert response.status_code == 200
-    entry = FeedEntry.objects.get(character=character)
+    entry = FeedEntry.objects.get(character_id=character.pk)
     # 1+5, 7+5, 9+5 all miss TN 16: a failure, and the 1 compromises Needle.
     assert [d["face"] for d in entry.result["dice"]] == [1, 7, 9]
     assert entry.result["outcome"] == "failure" and entry.result["bonus"] == 5
@@ -415,7 +416,7 @@ def test_program_roll_bonus_turns_a_low_die_into_a_success(character, client_for
     program = character.ff_programs.get()
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([11, 4]))
     roll(client_for(player), character, f"program:{program.pk}", tn="hard", dice="2")
-    entry = FeedEntry.objects.get(character=character)
+    entry = FeedEntry.objects.get(character_id=character.pk)
     assert entry.result["outcome"] == "success" and entry.result["changes"] == []
     assert entry.chance == str(
         rules.hack_odds(2, 16, program=rules.Program("N", "spike", "steel")).at_least_success

@@ -8,10 +8,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
+from campaigns.rendering import format_percent
 from rules import l5r as rules
-from sheets.models import Character, L5RSheet, L5RSkill, L5RWeapon
-from sheets.systems import SYSTEMS
-from sheets.systems.base import format_percent
+from sheets.models import Character
+from sheets.systems.l5r.models import L5RSheet, L5RSkill, L5RWeapon
+from sheets.systems.l5r.sheet import system as l5r_system
 
 from .conftest import HTMX
 
@@ -146,7 +147,7 @@ def test_demo_characters_build(demo_character, player, other_player):
     tishi = Character.objects.get(owner=other_player)
     assert tishi.name == "Isawa Tishi" and tishi.l5r.school_rank == 1
     assert rules.ring_rank("fire", tishi.l5r.trait_values()) == 3
-    assert SYSTEMS["l5r"].party_summary(shinai) == "Wounds 0 (Healthy) · Void 2/2"
+    assert l5r_system.party_summary(shinai) == "Wounds 0 (Healthy) · Void 2/2"
 
 
 # ----- the sheet ---------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def test_editing_skill_rank_emphasis_and_weapon(demo_character, player, client_f
     katana.refresh_from_db()
     character.l5r.refresh_from_db()
     assert (kyujutsu.rank, kyujutsu.emphasis, katana.kept, character.l5r.wounds) == (5, "Yumi", 3, 7)
-    assert SYSTEMS["l5r"].party_summary(character) == "Wounds 7 (Healthy) · Void 2/2"
+    assert l5r_system.party_summary(character) == "Wounds 7 (Healthy) · Void 2/2"
 
 
 def test_lowering_void_drags_points_spent_down(demo_character, player, client_for):
@@ -346,7 +347,7 @@ def test_wounds_show_their_rank_and_raise_every_tn(demo_character, player, clien
     assert "7k3 vs TN 28" in buttons(client, character, tn=20, raises=1)
     character.refresh_from_db()
     assert "Nicked" in client.get(character.get_absolute_url()).content.decode()
-    assert SYSTEMS["l5r"].party_summary(character) == "Wounds 12 (Nicked +3) · Void 2/2"
+    assert l5r_system.party_summary(character) == "Wounds 12 (Nicked +3) · Void 2/2"
 
 
 def test_wound_penalty_lands_on_the_roll(demo_character, player, client_for, fixed_dice):

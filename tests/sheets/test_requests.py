@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.models import FeedEntry, RollRequest, RollRequestTarget
+from campaigns.models import FeedEntry
+from play.models import RollRequest, RollRequestTarget
 
 from .conftest import HTMX, page_text
 

@@ -4,7 +4,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
-from sheets.models import Character, TriadSheet
+from sheets.models import Character
+from sheets.systems.triad.models import TriadSheet
 
 from .conftest import HTMX
 

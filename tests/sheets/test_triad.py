@@ -8,9 +8,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
+from campaigns.rendering import format_percent
 from rules import triad as rules
-from sheets.models import Character, TriadSheet, TriadTrait
-from sheets.systems.base import format_percent
+from sheets.models import Character
+from sheets.systems.triad.models import TriadSheet, TriadTrait
 
 from .conftest import HTMX, page_text
 
@@ -225,7 +226,7 @@ def test_roll_uses_server_dice_and_saves_a_feed_entry(demo_character, player, cl
     entry = FeedEntry.objects.get()
     assert entry.result["dice"] == [{"face": 3, "kept": True, "exploded": False, "trump": False, "sides": 20}]
     assert entry.result["total"] == 15 and entry.result["outcome"] == "success"
-    assert entry.character == character and entry.author == player
+    assert entry.character_id == character.pk and entry.author == player
     assert Fraction(entry.chance) == rules.chance(15, 12)["critical"] + rules.chance(15, 12)["success"]
     assert "15" in response.content.decode()
 

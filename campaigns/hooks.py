@@ -1,0 +1,62 @@
+"""What the layers above plug into this one: panels on pages, and who a dice-box roll is made as.
+
+A panel is HTML one layer renders for a page that another owns: the GM's party panel (sheets), the
+encounter and the roll requests (play) on the table page; the roll prompts (play) on a sheet. The owner
+registers a render function when Django loads it (its ``AppConfig.ready``); the page renders every
+panel of its place with itself, so nothing is fetched empty on load. A later change is announced with
+``realtime.panel_changed`` and each open page fetches the panel again from the owner's own view, where
+the owner's permission checks apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.utils.safestring import SafeString, mark_safe
+
+TABLE = "table"
+SHEET = "sheet"
+
+
+@dataclass(frozen=True)
+class Panel:
+    place: str  # TABLE or SHEET
+    name: str
+    order: int
+    # (request, **page context) -> the panel's HTML for this viewer; "" when they get no panel.
+    render: Callable[..., str]
+
+
+_panels: dict[tuple[str, str], Panel] = {}
+
+
+def register_panel(*, place: str, name: str, render: Callable[..., str], order: int = 0) -> None:
+    _panels[(place, name)] = Panel(place=place, name=name, order=order, render=render)
+
+
+def render_panels(place: str, request, **context) -> SafeString:
+    """Every panel of a page, in order, as one piece of HTML (each piece escaped by its template)."""
+    panels = sorted((p for p in _panels.values() if p.place == place), key=lambda p: (p.order, p.name))
+    return mark_safe("".join(str(panel.render(request, **context)) for panel in panels))  # noqa: S308
+
+
+@dataclass(frozen=True)
+class RollSubject:
+    """Someone a dice-box roll can be made as (a character at the table), by id and name."""
+
+    pk: int
+    name: str
+
+
+_roll_subjects: Callable[..., list[RollSubject]] = lambda user, campaign: []  # noqa: E731
+
+
+def register_roll_subjects(provider: Callable[..., list[RollSubject]]) -> None:
+    """``provider(user, campaign)`` lists who the user may roll as in the dice box."""
+    global _roll_subjects
+    _roll_subjects = provider
+
+
+def roll_subjects(user, campaign) -> list[RollSubject]:
+    return _roll_subjects(user, campaign)

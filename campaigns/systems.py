@@ -1,0 +1,40 @@
+"""The game systems a campaign can play, as this layer knows them.
+
+The systems live above this layer (``sheets/systems/<name>/``). Each registers what a campaign needs of
+it here when Django loads it (``sheets.registry.GameSystemConfig.ready``): its key and label, the
+optional rules a GM can turn on, and how those rules change the dice box. So a campaign offers every
+installed system without this layer importing any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GameSystem:
+    key: str
+    label: str
+    # The optional rules a GM turns on per campaign: (Campaign.options key, label, help text).
+    options: tuple[tuple[str, str, str], ...] = ()
+    # Campaign.options -> keyword arguments for rules.notation.roll and chance (house rules on dice).
+    dice_box_options: Callable[[dict[str, Any]], dict[str, Any]] = field(default=lambda options: {})
+
+
+_systems: dict[str, GameSystem] = {}
+
+
+def register(system: GameSystem) -> None:
+    _systems[system.key] = system
+
+
+def choices() -> list[tuple[str, str]]:
+    """Choices for Campaign.system, in the order settings.GAME_SYSTEMS lists the systems."""
+    return [(system.key, system.label) for system in _systems.values()]
+
+
+def get(key: str) -> GameSystem:
+    """The registered system; KeyError for a key no installed system has."""
+    return _systems[key]

@@ -1,0 +1,185 @@
+"""The GM's encounter pages and the live encounter panel every seat at the table sees."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_POST
+
+from campaigns.selectors import campaign_for_member
+from rules.dice import Roller, system_random
+from sheets.combat import EncounterError
+from sheets.registry import combat_for as rules_for
+
+from . import encounters as services
+from .models import Encounter
+
+
+class EncounterForm(forms.Form):
+    name = forms.CharField(max_length=80, initial="Fight")
+
+
+class NpcNameForm(forms.Form):
+    name = forms.CharField(max_length=80, label="NPC name")
+
+
+def _styled(form: forms.Form) -> forms.Form:
+    """Bootstrap's small controls on a system's plain form (the systems' forms know no CSS)."""
+    for field in form.fields.values():
+        widget = field.widget
+        if isinstance(widget, forms.CheckboxInput):
+            css = "form-check-input"
+        elif isinstance(widget, forms.Select):
+            css = "form-select form-select-sm"
+        else:
+            css = "form-control form-control-sm"
+        widget.attrs.setdefault("class", css)
+    return form
+
+
+def _gm_campaign(request, campaign_id):
+    campaign = campaign_for_member(request.user, campaign_id)
+    if not campaign.is_gm(request.user):
+        raise PermissionDenied("Only the GM runs encounters.")
+    return campaign
+
+
+def _encounter_context(request, campaign, encounter):
+    combat = rules_for(campaign)
+    combatants = services.combatants_of(encounter)
+    actor = services.current_actor(encounter, combatants)
+    is_gm = campaign.is_gm(request.user)
+    actions = combat.actions(encounter, actor, combatants) if actor is not None and is_gm else []
+    return {
+        "campaign": campaign,
+        "encounter": encounter,
+        "is_gm": is_gm,
+        "actor": actor,
+        "rows": [
+            {
+                "combatant": c,
+                "summary": combat.summary(c, for_gm=is_gm),
+                "out": combat.is_out(c),
+                "current": actor is not None and c.pk == actor.pk,
+            }
+            for c in combatants
+        ],
+        "actions": [
+            {"action": a, "form": _styled(a.form_class(prefix=a.key)) if a.form_class else None}
+            for a in actions
+        ],
+        "npc_form": _styled(combat.npc_form_class(prefix="npc")),
+        "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
+        "npc_name_form": _styled(NpcNameForm()),
+        "addable": campaign.characters.exclude(combatants__encounter=encounter).order_by("is_npc", "name")
+        if encounter.status == Encounter.Status.SETUP
+        else [],
+    }
+
+
+def encounter_list(request, campaign_id: int):
+    campaign = _gm_campaign(request, campaign_id)
+    form = EncounterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        encounter = services.encounter_create(campaign=campaign, name=form.cleaned_data["name"])
+        return redirect(encounter)
+    return TemplateResponse(
+        request,
+        "play/encounters.html",
+        {
+            "campaign": campaign,
+            "form": form,
+            "encounters": campaign.encounters.all(),
+        },
+    )
+
+
+def encounter_detail(request, campaign_id: int, encounter_id: int):
+    campaign = _gm_campaign(request, campaign_id)
+    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    template = "play/encounter.html#encounter-controls" if request.htmx else "play/encounter.html"
+    return TemplateResponse(request, template, _encounter_context(request, campaign, encounter))
+
+
+def _panel_context(request, campaign):
+    encounter = campaign.encounters.exclude(status=Encounter.Status.ENDED).first()
+    if encounter is None:
+        return {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(request.user)}
+    return _encounter_context(request, campaign, encounter)
+
+
+def table_encounter_panel(request, *, campaign):
+    """The encounter panel on the table page, rendered with the page."""
+    return render_to_string("play/encounter_panel.html", _panel_context(request, campaign), request=request)
+
+
+def encounter_panel(request, campaign_id: int):
+    """The running encounter as every seat sees it (NPC numbers only for the GM)."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    return TemplateResponse(request, "play/encounter_panel.html", _panel_context(request, campaign))
+
+
+@require_POST
+def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
+    campaign = _gm_campaign(request, campaign_id)
+    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    try:
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        version = -1
+    roller = Roller(system_random())
+    try:
+        if verb == "add-character":
+            character = get_object_or_404(campaign.characters, pk=request.POST.get("character") or 0)
+            services.combatant_add_character(encounter=encounter, character=character)
+        elif verb == "add-npc":
+            name_form = NpcNameForm(request.POST)
+            npc_form = rules_for(campaign).npc_form_class(request.POST, prefix="npc")
+            if not (name_form.is_valid() & npc_form.is_valid()):
+                raise EncounterError(
+                    "Check the NPC: "
+                    + " ".join(
+                        f"{name}: {' '.join(errors)}"
+                        for form in (name_form, npc_form)
+                        for name, errors in form.errors.items()
+                    )
+                )
+            services.combatant_add_npc(
+                encounter=encounter, name=name_form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
+            )
+        elif verb == "start":
+            data = {k.removeprefix("start-"): v for k, v in request.POST.items() if k.startswith("start-")}
+            services.encounter_start(
+                encounter=encounter, version=version, roller=roller, author=request.user, data=data
+            )
+        elif verb == "act":
+            key = request.POST.get("action", "")
+            data = {k.removeprefix(f"{key}-"): v for k, v in request.POST.items() if k.startswith(f"{key}-")}
+            target = request.POST.get("target")
+            services.encounter_act(
+                encounter=encounter,
+                version=version,
+                actor_id=int(request.POST.get("actor") or 0),
+                action=key,
+                target_id=int(target) if target and target.isdigit() else None,
+                data=data,
+                roller=roller,
+                author=request.user,
+            )
+        elif verb == "next":
+            services.encounter_next_turn(encounter=encounter, version=version, author=request.user)
+        elif verb == "end":
+            services.encounter_end(encounter=encounter, version=version)
+        elif verb == "remove":
+            services.combatant_remove(
+                encounter=encounter, version=version, combatant_id=int(request.POST.get("combatant") or 0)
+            )
+        else:
+            raise EncounterError("Unknown encounter action.")
+    except EncounterError as refused:
+        messages.error(request, str(refused))
+    return redirect(encounter)

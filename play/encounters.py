@@ -1,0 +1,248 @@
+"""What changes an encounter: create, add combatants, start, act, next turn, end.
+
+Every GM action carries the encounter's version, so a double click or a second tab cannot act twice;
+every roll lands in the table feed; every change to a sheet goes through the sheet history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+
+from campaigns import realtime
+from campaigns.models import Visibility
+from campaigns.services import feed_entry_create
+from rules.dice import Roller, RulesError
+from sheets.combat import EncounterError, Logged, checked
+from sheets.registry import combat_for as rules_for
+
+from .models import Combatant, Encounter
+
+
+def _claim(encounter: Encounter, version: int) -> None:
+    moved = Encounter.objects.filter(pk=encounter.pk, version=version).update(version=F("version") + 1)
+    if not moved:
+        raise EncounterError("The encounter moved on since this page was loaded; look again and retry.")
+    encounter.version = version + 1
+
+
+def _announce(encounter: Encounter) -> None:
+    realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter")
+
+
+def _log(encounter: Encounter, lines: list[Logged], *, author) -> None:
+    for line in lines:
+        feed_entry_create(
+            campaign=encounter.campaign,
+            author=author,
+            character=line.character,
+            label=f"{encounter.name}: {line.label}",
+            request={"encounter": encounter.pk, "round": encounter.round},
+            result=line.result(),
+            summary=line.summary,
+            chance=line.chance,
+            visibility=Visibility.GM if line.secret else Visibility.PUBLIC,
+        )
+
+
+def combatants_of(encounter: Encounter) -> list[Combatant]:
+    return list(
+        encounter.combatants.select_related("character", "character__campaign").order_by("position", "pk")
+    )
+
+
+@transaction.atomic
+def encounter_create(*, campaign, name: str) -> Encounter:
+    encounter = Encounter(campaign=campaign, name=name.strip()[:80] or "Encounter")
+    encounter.full_clean()
+    encounter.save()
+    _announce(encounter)
+    return encounter
+
+
+@transaction.atomic
+def combatant_add_character(*, encounter: Encounter, character) -> Combatant:
+    if character.campaign_id != encounter.campaign_id:
+        raise EncounterError("Only characters at this table can join its encounters.")
+    if encounter.combatants.filter(character=character).exists():
+        raise EncounterError(f"{character.name} is already in this encounter.")
+    combatant = Combatant.objects.create(
+        encounter=encounter,
+        character=character,
+        name=character.name,
+        side=Combatant.Side.GM if character.is_npc else Combatant.Side.PLAYERS,
+        position=encounter.combatants.count(),
+    )
+    _announce(encounter)
+    return combatant
+
+
+@transaction.atomic
+def combatant_add_npc(*, encounter: Encounter, name: str, cleaned_data: dict[str, Any]) -> Combatant:
+    stats = rules_for(encounter.campaign).npc_stats(cleaned_data)
+    combatant = Combatant.objects.create(
+        encounter=encounter,
+        name=name.strip()[:80] or "NPC",
+        side=Combatant.Side.GM,
+        stats=stats,
+        position=encounter.combatants.count(),
+    )
+    _announce(encounter)
+    return combatant
+
+
+@transaction.atomic
+def encounter_start(
+    *, encounter: Encounter, version: int, roller: Roller, author, data: dict[str, Any] | None = None
+) -> Encounter:
+    _claim(encounter, version)
+    if encounter.status != Encounter.Status.SETUP:
+        raise EncounterError("This encounter has already started.")
+    start_form_class = rules_for(encounter.campaign).start_form_class
+    if start_form_class is not None and data:
+        encounter.state = {**encounter.state, "start": checked(start_form_class, data, "start options")}
+    combatants = combatants_of(encounter)
+    if not any(c.side == Combatant.Side.PLAYERS for c in combatants) or not any(
+        c.side == Combatant.Side.GM for c in combatants
+    ):
+        raise EncounterError("Add at least one player character and one opponent first.")
+    encounter.status, encounter.round, encounter.turn = Encounter.Status.RUNNING, 1, 0
+    try:
+        lines = rules_for(encounter.campaign).start(encounter, combatants, roller)
+    except RulesError as error:
+        raise EncounterError(str(error)) from None
+    first = current_actor(encounter, combatants)
+    if rules_for(encounter.campaign).is_out(first):
+        lines += _skip_out(encounter, combatants, author=author)
+    else:
+        lines += rules_for(encounter.campaign).begin_turn(encounter, first, author)
+    _save(encounter, combatants)
+    _log(encounter, lines, author=author)
+    _announce(encounter)
+    return encounter
+
+
+def _save(encounter: Encounter, combatants: list[Combatant]) -> None:
+    encounter.save(update_fields=["status", "round", "turn", "state"])
+    for combatant in combatants:
+        combatant.save(update_fields=["initiative", "position", "stats", "state", "out"])
+
+
+def current_actor(encounter: Encounter, combatants: list[Combatant]) -> Combatant | None:
+    if encounter.status != Encounter.Status.RUNNING or not combatants:
+        return None
+    return rules_for(encounter.campaign).current_actor(encounter, combatants)
+
+
+def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> list[Logged]:
+    """Move the turn past combatants who are out, starting a new round when the order wraps."""
+    combat = rules_for(encounter.campaign)
+    lines: list[Logged] = []
+    if not any(not combat.is_out(c) for c in combatants):
+        return lines
+    # A round may hold more turns than combatants (FREE/FALL resolves each declared action in turn).
+    for _ in range(len(combatants) + combat.turns_in_round(encounter, combatants)):
+        actor = current_actor(encounter, combatants)
+        if actor is not None and not combat.is_out(actor):
+            break
+        lines += _advance(encounter, combatants, author=author)
+    return lines
+
+
+def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> list[Logged]:
+    """End the current turn and begin the next one (a new round when the order wraps)."""
+    combat = rules_for(encounter.campaign)
+    lines = combat.end_turn(encounter, current_actor(encounter, combatants), author)
+    encounter.turn += 1
+    if encounter.turn >= combat.turns_in_round(encounter, combatants):
+        encounter.turn = 0
+        encounter.round += 1
+        lines += combat.new_round(encounter, combatants)
+    actor = current_actor(encounter, combatants)
+    if not combat.is_out(actor):
+        lines += combat.begin_turn(encounter, actor, author)
+    _save(encounter, combatants)
+    return lines
+
+
+@transaction.atomic
+def encounter_act(
+    *,
+    encounter: Encounter,
+    version: int,
+    actor_id: int,
+    action: str,
+    target_id: int | None,
+    data: dict[str, Any],
+    roller: Roller,
+    author,
+) -> list[Logged]:
+    _claim(encounter, version)
+    combatants = combatants_of(encounter)
+    actor = current_actor(encounter, combatants)
+    if actor is None or actor.pk != actor_id:
+        raise EncounterError("It is not that combatant's turn.")
+    combat = rules_for(encounter.campaign)
+    offered = {a.key: a for a in combat.actions(encounter, actor, combatants)}
+    if action not in offered:
+        raise EncounterError("That action is not open to this combatant now.")
+    target = None
+    if offered[action].needs_target:
+        target = next((c for c in offered[action].targets if c.pk == target_id), None)
+        if target is None:
+            raise EncounterError("Pick a target for that action.")
+    try:
+        lines = combat.act(encounter, actor, action, target, data, roller, author)
+    except RulesError as error:
+        raise EncounterError(str(error)) from None
+    if combat.turn_over(encounter, actor, action):
+        lines += _advance(encounter, combatants, author=author)
+    lines += _skip_out(encounter, combatants, author=author)
+    _save(encounter, combatants)
+    _log(encounter, lines, author=author)
+    _announce(encounter)
+    return lines
+
+
+@transaction.atomic
+def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encounter:
+    _claim(encounter, version)
+    if encounter.status != Encounter.Status.RUNNING:
+        raise EncounterError("The encounter is not running.")
+    combatants = combatants_of(encounter)
+    held = rules_for(encounter.campaign).hold(encounter, combatants)
+    if held:
+        raise EncounterError(held)
+    lines = _advance(encounter, combatants, author=author)
+    lines += _skip_out(encounter, combatants, author=author)
+    _save(encounter, combatants)
+    _log(encounter, lines, author=author)
+    _announce(encounter)
+    return encounter
+
+
+@transaction.atomic
+def encounter_end(*, encounter: Encounter, version: int) -> Encounter:
+    _claim(encounter, version)
+    encounter.status = Encounter.Status.ENDED
+    encounter.save(update_fields=["status"])
+    _announce(encounter)
+    return encounter
+
+
+@transaction.atomic
+def combatant_remove(*, encounter: Encounter, version: int, combatant_id: int) -> None:
+    _claim(encounter, version)
+    deleted, _ = encounter.combatants.filter(pk=combatant_id).delete()
+    if not deleted:
+        raise EncounterError("That combatant is not in this encounter.")
+    combatants = combatants_of(encounter)
+    for position, combatant in enumerate(combatants):
+        combatant.position = position
+        combatant.save(update_fields=["position"])
+    if combatants:
+        encounter.turn %= len(combatants)
+        encounter.save(update_fields=["turn"])
+    _announce(encounter)

@@ -1,0 +1,153 @@
+"""Roll requests: the GM asks from the table, players answer from their sheets."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_POST
+
+from campaigns.models import Visibility
+from campaigns.selectors import campaign_for_member
+from rules.dice import Roller, RulesError, system_random
+from sheets import selectors
+from sheets.registry import system_for
+
+from . import requests as roll_requests
+from .models import RollRequestTarget
+
+OPTIONS_PREFIX = "opt"
+
+
+class RequestForm(forms.Form):
+    label = forms.CharField(
+        max_length=120, initial="Roll", help_text="What you ask for, e.g. “Spot the ambush”."
+    )
+    characters = forms.ModelMultipleChoiceField(
+        queryset=None,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Pick at least one character."},
+    )
+    roll_key = forms.ChoiceField(label="What to roll", required=False)
+    visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.PUBLIC, label="Who sees it")
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["characters"].queryset = campaign.characters.order_by("is_npc", "name")
+        self.fields["roll_key"].choices = [("", "The player picks")] + list(
+            system_for(campaign).common_roll_keys()
+        )
+
+
+def _gm_panel_context(campaign, *, form=None, options_form=None):
+    return {
+        "campaign": campaign,
+        "form": form or RequestForm(campaign=campaign),
+        "options_form": options_form or system_for(campaign).options_form(character=None, data=None),
+        "requests": roll_requests.requests_for_gm(campaign),
+    }
+
+
+def _gm_panel(request, campaign, *, form=None, options_form=None, status=200):
+    context = _gm_panel_context(campaign, form=form, options_form=options_form)
+    return TemplateResponse(request, "play/_requests_gm.html", context, status=status)
+
+
+def table_requests_panel(request, *, campaign):
+    """The GM's roll-request panel on the table page; players get none."""
+    if not campaign.is_gm(request.user):
+        return ""
+    return render_to_string("play/_requests_gm.html", _gm_panel_context(campaign), request=request)
+
+
+def requests_gm(request, campaign_id: int):
+    campaign = campaign_for_member(request.user, campaign_id)
+    if not campaign.is_gm(request.user):
+        raise PermissionDenied("Only the GM asks for rolls.")
+    if request.method != "POST":
+        return _gm_panel(request, campaign)
+    form = RequestForm(request.POST, campaign=campaign)
+    options_data = _options_data(campaign, request.POST)
+    options_form = system_for(campaign).options_form(character=None, data=options_data)
+    if not (form.is_valid() & options_form.is_valid()):
+        return _gm_panel(request, campaign, form=form, options_form=options_form, status=422)
+    try:
+        roll_requests.roll_request_create(
+            campaign=campaign,
+            gm=request.user,
+            label=form.cleaned_data["label"],
+            characters=form.cleaned_data["characters"],
+            options=_plain(options_form.data),
+            roll_key=form.cleaned_data["roll_key"],
+            visibility=form.cleaned_data["visibility"],
+        )
+    except (roll_requests.RequestError, ValidationError) as refused:
+        form.add_error(None, str(refused))
+        return _gm_panel(request, campaign, form=form, options_form=options_form, status=422)
+    return _gm_panel(request, campaign)
+
+
+def _options_data(campaign, post):
+    """The options as the GM typed them; a field left out takes the sheet's default."""
+    defaults = system_for(campaign).options_form(character=None).fields
+    data = {
+        name: "" if field.initial is None else str(field.initial)
+        for name, field in defaults.items()
+        if not isinstance(field.widget, forms.CheckboxInput)
+    }
+    data.update({key: post.get(key) for key in post if key in defaults})
+    return data
+
+
+def _plain(data) -> dict:
+    # Stored as typed and validated again by the options form when each player answers.
+    return {key: value for key, value in data.items() if isinstance(value, str) and len(value) <= 100}
+
+
+def _prompts(request, character):
+    prompts = []
+    if character.can_edit(request.user):
+        system = system_for(character.campaign)
+        for target in roll_requests.open_requests_for(character):
+            form = system.options_form(character=character, data=target.request.options)
+            buttons = system.buttons(character, form.cleaned_data) if form.is_valid() else []
+            if target.request.roll_key:
+                buttons = [b for b in buttons if b.key == target.request.roll_key]
+            prompts.append({"target": target, "request": target.request, "buttons": buttons, "options": form})
+    return {"character": character, "prompts": prompts}
+
+
+def sheet_requests_panel(request, *, campaign, character):
+    """The GM's requests waiting on a sheet, rendered with the sheet page."""
+    return render_to_string("play/_requests_sheet.html", _prompts(request, character), request=request)
+
+
+def sheet_requests(request, character_id: int):
+    """The prompts waiting on this sheet, each with the buttons that answer it."""
+    character = selectors.character_for_viewer(request.user, character_id)
+    return TemplateResponse(request, "play/_requests_sheet.html", _prompts(request, character))
+
+
+@require_POST
+def sheet_request_roll(request, character_id: int, target_id: int):
+    character = selectors.character_for_editor(request.user, character_id)
+    target = get_object_or_404(RollRequestTarget, pk=target_id, character=character)
+    error = ""
+    try:
+        roll_requests.roll_request_answer(
+            target=target,
+            key=request.POST.get("key", "")[:80],
+            roller=Roller(system_random()),
+            author=request.user,
+        )
+    except KeyError:
+        error = "That is not something this sheet can roll."
+    except (roll_requests.RequestError, ValidationError, RulesError) as refused:
+        error = " ".join(refused.messages) if isinstance(refused, ValidationError) else str(refused)
+    response = sheet_requests(request, character_id)
+    response.context_data["error"] = error
+    if error:
+        response.status_code = 422
+    return response

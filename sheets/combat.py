@@ -1,0 +1,136 @@
+"""The contract of every system's combat: quick NPCs, the turn order, actions, and results on sheets.
+
+The generic encounter service (``play/encounters.py``) owns the encounter's life: versions, turns,
+rounds, the feed and the live panel. A system (``sheets/systems/<name>/combat.py``) knows only its
+rules: how initiative is found, what a combatant may do on its turn, and what a hit does to a sheet or
+a quick NPC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from django import forms
+from django.db import models
+
+from rules.dice import Roller
+from sheets.contract import Die, stored_result
+
+
+class Side(models.TextChoices):
+    """Which side of a fight a combatant is on."""
+
+    PLAYERS = "players", "Players"
+    GM = "gm", "GM"
+
+
+class EncounterError(Exception):
+    """A refused encounter action; the message is shown to the GM."""
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One line the encounter writes to the table feed: a roll (with dice) or a plain result."""
+
+    label: str
+    summary: str
+    dice: tuple[Die, ...] = ()
+    outcome: str = ""
+    total: int | None = None
+    chance: Fraction | None = None
+    changes: tuple[str, ...] = ()
+    character: Any = None  # the sheets.Character the line is about, if it has a sheet
+    secret: bool = False  # the GM's side rolled in secret: only the GM sees it
+
+    def result(self) -> dict[str, Any]:
+        return stored_result(self.dice, self.outcome, self.total, self.changes)
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something the combatant whose turn it is may do."""
+
+    key: str
+    label: str
+    needs_target: bool = False
+    form_class: type[forms.Form] | None = None  # extra inputs (which ability, a dodge, a spell)
+    help: str = ""
+    targets: tuple[Any, ...] = field(default_factory=tuple)  # Combatants it may target
+
+
+def checked(form_class: type[forms.Form], data: dict[str, Any], what: str) -> dict[str, Any]:
+    """The cleaned data of an action's form, or an EncounterError naming ``what`` with the form's errors."""
+    form = form_class(data)
+    if not form.is_valid():
+        raise EncounterError(f"Check the {what}: " + form.errors.as_text())
+    return form.cleaned_data
+
+
+class CombatRules:
+    """Base of the four systems' combat."""
+
+    key: ClassVar[str]
+    npc_form_class: ClassVar[type[forms.Form]]
+    # Options the GM sets on the start button (L5R's initiative roll); the cleaned values wait in
+    # ``encounter.state["start"]`` for ``start``. None: the start button has no fields.
+    start_form_class: ClassVar[type[forms.Form] | None] = None
+
+    def npc_stats(self, cleaned_data: dict[str, Any]) -> dict[str, Any]:
+        """A quick NPC's numbers as stored on its Combatant."""
+        raise NotImplementedError
+
+    def start(self, encounter, combatants: list, roller: Roller) -> list[Logged]:
+        """Open round 1: find the turn order (set each combatant's initiative and position)."""
+        raise NotImplementedError
+
+    def new_round(self, encounter, combatants: list) -> list[Logged]:
+        """Reset what lasts a round (dodges, actions); some systems re-declare or re-roll here."""
+        for combatant in combatants:
+            combatant.state = {}
+        return []
+
+    def begin_turn(self, encounter, actor, author) -> list[Logged]:
+        """``actor``'s turn starts (clear what lasts "until your next turn")."""
+        return []
+
+    def end_turn(self, encounter, actor, author) -> list[Logged]:
+        """``actor``'s turn ends (a stun that lasted this turn wears off)."""
+        return []
+
+    # ----- the shape of a round (override only when turns are not one per combatant) --------------
+
+    def current_actor(self, encounter, combatants: list):
+        """Whose turn it is: by default the ``encounter.turn``-th in the turn order."""
+        return combatants[encounter.turn % len(combatants)]
+
+    def turns_in_round(self, encounter, combatants: list) -> int:
+        """How many turns the round holds before it wraps (one per combatant by default)."""
+        return len(combatants)
+
+    def turn_over(self, encounter, actor, action: str) -> bool:
+        """Whether doing ``action`` ends the turn by itself, so the next one begins at once."""
+        return False
+
+    def hold(self, encounter, combatants: list) -> str:
+        """Why the GM may not move to the next turn yet ("" when nothing waits to be settled)."""
+        return ""
+
+    def actions(self, encounter, actor, combatants: list) -> list[Action]:
+        """What ``actor`` may do now."""
+        raise NotImplementedError
+
+    def act(
+        self, encounter, actor, action: str, target, data: dict[str, Any], roller: Roller, author
+    ) -> list[Logged]:
+        """Do ``action``: roll with the engine, apply the results to sheets and quick NPCs."""
+        raise NotImplementedError
+
+    def summary(self, combatant, *, for_gm: bool) -> str:
+        """The key numbers shown beside the combatant (players see less of the GM's side)."""
+        raise NotImplementedError
+
+    def is_out(self, combatant) -> bool:
+        """Whether the combatant no longer takes turns (slain, knocked out, dead)."""
+        return combatant.out

@@ -1,0 +1,6 @@
+from sheets import registry
+
+
+class FiveByFiveConfig(registry.GameSystemConfig):
+    name = "sheets.systems.fivebyfive"
+    label = "fivebyfive"

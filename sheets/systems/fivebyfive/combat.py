@@ -1,0 +1,675 @@
+"""Five by Five 2.5 fights: players try to steal initiative, then attack (to hit, the target's dodge,
+damage with weapon DB, armor AV and trumps) or heal; HP, conditions and doubles tokens land on sheets.
+
+Quick NPCs carry a few descriptors ("Brute 6, Sneaky 4"), HP, a weapon's DB, an armor's AV and a shield.
+
+Readings taken (where the seed leaves room):
+
+- Stealing initiative happens once, when the fight starts ("At the beginning of combat"); the order it
+  gives holds for every round. Every player character able to act rolls; the GM's side never steals.
+- For an exclusive action (attack, dodge, healing, steal initiative) a sheet rolls its best descriptor
+  tied to that action, else untrained (0): the seed's exclusive actions are what such descriptors are
+  for. For attack, heal and dodge the GM may pick any other descriptor in the action's form; for
+  stealing initiative the GM may switch, when starting, to every player's best descriptor.
+- A quick NPC's descriptors carry no exclusive tag (the GM typed only what matters in this fight), so
+  its automatic choice is its best descriptor.
+- One action a turn: an attack or a heal ("Next turn" passes). A round ends when the order wraps, and
+  dodges come back then.
+- A dodge is rolled only against a hit and is used up only when rolled. Only a target above 0 HP can
+  dodge. Ticking "target dodges" with no dodge left goes ahead without one and says so.
+- Doubles tokens: a character with a sheet keeps its token on the sheet; quick NPCs share the GM's one
+  token, kept on the encounter. A token is spent only when the action's form says so (refused when
+  none is held); doubles on any 5x5 check here (initiative, to hit, dodge, healing) earn one.
+- At 0 HP or below (unconscious, dying, dead) a combatant takes no turns; healed above 0 it is back.
+  Attacks may target any foe not dead; heals any wounded, living member of the healer's side (itself
+  included). The dying clock (HP lost by the minute) is not run by the encounter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+
+from rules import fivebyfive as rules
+from sheets.combat import Action, CombatRules, EncounterError, Logged, Side, checked
+from sheets.contract import Die
+from sheets.services import character_change
+
+ATTACK = rules.ExclusiveAction.ATTACK
+DODGE = rules.ExclusiveAction.DODGE
+HEALING = rules.ExclusiveAction.HEALING
+STEAL = rules.ExclusiveAction.STEAL_INITIATIVE
+UNTRAINED_KEY = "untrained"
+MAX_NPC_DESCRIPTORS = 8
+WEAPON_CHOICES = [(w.db, f"{w.name} (DB {w.db})") for w in rules.WEAPONS]
+ARMOR_CHOICES = [(a.av, f"{a.name} (AV {a.av})") for a in rules.ARMOR]
+ASPECTS = {
+    "superior": rules.AspectRating.SUPERIOR,
+    "inferior": rules.AspectRating.INFERIOR,
+}
+DESCRIPTOR_ITEM = re.compile(r"^(?P<name>.+?)\s+(?P<value>[+-]?\d+)$")
+
+
+def parse_descriptors(text: str) -> dict[str, int]:
+    """'Brute 6, Sneaky 4' -> {'Brute': 6, 'Sneaky': 4}, each value on the ladder."""
+    descriptors: dict[str, int] = {}
+    for item in (part.strip() for part in (text or "").split(",")):
+        if not item:
+            continue
+        match = DESCRIPTOR_ITEM.match(" ".join(item.split()))
+        if match is None:
+            raise forms.ValidationError(f"'{item}': write a name then a value, like 'Brute 6'.")
+        name, value = match["name"], int(match["value"])
+        if value not in rules.RANKS:
+            ladder = ", ".join(str(r) for r in rules.RANKS)
+            raise forms.ValidationError(f"{name}: {value} is not on the ladder ({ladder}).")
+        if len(name) > rules.NAME_MAX_LENGTH:
+            raise forms.ValidationError(f"Keep descriptor names to {rules.NAME_MAX_LENGTH} characters.")
+        if name.casefold() in (n.casefold() for n in descriptors):
+            raise forms.ValidationError(f"'{name}' is listed twice.")
+        descriptors[name] = value
+    if not descriptors:
+        raise forms.ValidationError("Give it at least one descriptor, like 'Brute 6'.")
+    if len(descriptors) > MAX_NPC_DESCRIPTORS:
+        raise forms.ValidationError(f"A quick NPC has at most {MAX_NPC_DESCRIPTORS} descriptors.")
+    return descriptors
+
+
+class FiveByFiveNpcForm(forms.Form):
+    descriptors = forms.CharField(
+        max_length=400,
+        initial="Brute 6, Sneaky 4",
+        help_text="Name and value on the ladder, separated by commas; its best one is used by default.",
+    )
+    hp = forms.IntegerField(min_value=1, max_value=99, initial=12, label="HP")
+    weapon_db = forms.TypedChoiceField(choices=WEAPON_CHOICES, coerce=int, initial=2, label="Weapon")
+    armor_av = forms.TypedChoiceField(choices=ARMOR_CHOICES, coerce=int, initial=-1, label="Armor")
+    shield = forms.BooleanField(required=False, label="Shield or off-hand dagger (two dodges a round)")
+
+    def clean_descriptors(self):
+        return parse_descriptors(self.cleaned_data["descriptors"])
+
+
+STEAL_EXCLUSIVE, STEAL_BEST = "exclusive", "best"
+
+
+class FiveByFiveStartForm(forms.Form):
+    steal_with = forms.ChoiceField(
+        choices=[
+            (STEAL_EXCLUSIVE, "Their steal-initiative descriptor (else untrained)"),
+            (STEAL_BEST, "Their best descriptor"),
+        ],
+        initial=STEAL_EXCLUSIVE,
+        label="Players steal initiative with",
+    )
+
+
+# ----- what a combatant can roll -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Use:
+    """A descriptor (or untrained) as a roll uses it: its value and the shifts it always carries."""
+
+    key: str
+    name: str
+    value: int
+    steps: int = 0  # advanced -2 and the aspect's +/-1, summed
+    exclusive: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.value}"
+
+    @property
+    def strength(self) -> int:
+        """How good a roll it makes, to pick the best (no chance at all sorts last)."""
+        target = rules.shift(self.value, self.steps)
+        return -99 if target is None else target
+
+
+UNTRAINED = Use(UNTRAINED_KEY, "Untrained", rules.UNTRAINED)
+
+
+def _uses(combatant) -> list[Use]:
+    if combatant.character is None:
+        named = [Use(name, name, value) for name, value in combatant.stats["descriptors"].items()]
+    else:
+        named = [
+            Use(
+                str(row.pk),
+                row.name,
+                row.value,
+                rules.total_shift(
+                    advanced=row.advanced, aspect=ASPECTS.get(row.aspect, rules.AspectRating.AVERAGE)
+                ),
+                row.exclusive_action,
+            )
+            for row in combatant.character.descriptors.all()
+        ]
+    return named + [UNTRAINED]
+
+
+def _auto(combatant, action: rules.ExclusiveAction) -> Use:
+    """The descriptor a combatant rolls for ``action`` unless the GM picks another."""
+    uses = _uses(combatant)
+    if combatant.character is not None:
+        uses = [u for u in uses if u.exclusive == action.value] or [UNTRAINED]
+    return max(uses, key=lambda u: u.strength)
+
+
+def _pick(combatant, key: str, action: rules.ExclusiveAction) -> Use:
+    if not key:
+        return _auto(combatant, action)
+    use = next((u for u in _uses(combatant) if u.key == key), None)
+    if use is None:
+        raise EncounterError(f"{combatant.name} has no such descriptor.")
+    return use
+
+
+def _use_choices(combatant, action: rules.ExclusiveAction) -> list[tuple[str, str]]:
+    auto = _auto(combatant, action)
+    return [("", f"{auto.label} (auto)")] + [(u.key, u.label) for u in _uses(combatant)]
+
+
+# ----- what a combatant has ------------------------------------------------------------------------
+
+
+def _sheet(combatant):
+    return combatant.character.fivebyfive
+
+
+def _hp(combatant) -> tuple[int, int]:
+    if combatant.character is None:
+        return combatant.stats["hp"], combatant.stats["hp_max"]
+    sheet = _sheet(combatant)
+    return sheet.hp, rules.hp_points(sheet.hp_rank)
+
+
+def _condition(combatant) -> str:
+    return rules.condition(_hp(combatant)[0])
+
+
+def _gear(combatant) -> tuple[int, int, bool, bool]:
+    """(weapon DB, armor AV, shield, off-hand dagger)."""
+    if combatant.character is None:
+        stats = combatant.stats
+        return stats["db"], stats["av"], stats.get("shield", False), False
+    sheet = _sheet(combatant)
+    return sheet.weapon_db, sheet.armor_av, sheet.shield, sheet.offhand_dagger
+
+
+def _dodges(combatant) -> tuple[int, int]:
+    """(dodges used this round, dodges a round)."""
+    _, _, shield, dagger = _gear(combatant)
+    return combatant.state.get("dodges", 0), rules.dodges_per_round(shield=shield, offhand_dagger=dagger)
+
+
+def _read(task: rules.TaskRoll) -> str:
+    """The faces of a 5x5 check as a player reads them."""
+    if task.target is None:
+        return "no chance after the shifts: nothing rolled"
+    faces = " × ".join(str(f) for f in task.faces)
+    if task.trump:
+        return f"{faces}: trump"
+    if len(task.faces) == 2:
+        return f"{faces} = {task.faces[0] * task.faces[1]} vs {min(task.target, rules.MAX_TARGET)}"
+    return f"{faces}: a poor roll needs a trump"
+
+
+def _task_dice(task: rules.TaskRoll) -> tuple[Die, ...]:
+    trump_face = rules.TOKEN_TRUMP_FACE if task.token_spent else rules.TRUMP_FACE
+    return tuple(Die(face, trump=face >= trump_face, sides=6) for face in task.faces)
+
+
+def _chain_dice(faces, *, token: bool) -> tuple[Die, ...]:
+    trump_face = rules.TOKEN_TRUMP_FACE if token else rules.TRUMP_FACE
+    return tuple(Die(f, trump=f >= trump_face, exploded=f >= trump_face, sides=6) for f in faces)
+
+
+def _outcome(task: rules.TaskRoll) -> str:
+    return "trump" if task.trump else "success" if task.success else "failure"
+
+
+def _shifted(use: Use, shift: int) -> str:
+    return use.label + (f" (shift {shift:+d})" if shift else "")
+
+
+class _Changes:
+    """What one action does to sheets and quick NPCs, saved together at the end.
+
+    Each sheet gets one history record per action, so undo puts back the action as a whole.
+    """
+
+    def __init__(self, encounter):
+        self.encounter = encounter
+        self.sheets: dict[int, tuple[Any, set[str]]] = {}
+
+    def holds_token(self, combatant) -> bool:
+        if combatant.character is None:
+            return bool(self.encounter.state.get("gm_token"))
+        return _sheet(combatant).doubles_token
+
+    def _touch(self, combatant, field: str, value) -> None:
+        sheet = _sheet(combatant)
+        setattr(sheet, field, value)
+        self.sheets.setdefault(combatant.character.pk, (combatant, set()))[1].add(field)
+
+    def set_token(self, combatant, held: bool) -> None:
+        if combatant.character is None:
+            self.encounter.state = {**self.encounter.state, "gm_token": held}
+        elif _sheet(combatant).doubles_token != held:
+            self._touch(combatant, "doubles_token", held)
+
+    def set_hp(self, combatant, hp: int) -> None:
+        if combatant.character is None:
+            combatant.stats = {**combatant.stats, "hp": hp}
+        else:
+            self._touch(combatant, "hp", hp)
+        combatant.out = rules.condition(hp) != "healthy"
+
+    def save(self, author, reasons: dict[int, str]) -> None:
+        for character_pk, (combatant, fields) in self.sheets.items():
+            sheet = _sheet(combatant)
+            values = {field: getattr(sheet, field) for field in fields}
+            # character_change snapshots the database, so the values are written inside it.
+            with character_change(character=combatant.character, author=author, reason=reasons[character_pk]):
+                type(sheet).objects.filter(pk=sheet.pk).update(**values)
+
+
+def _token_notes(who: str, *, spent: bool, earned: bool) -> list[str]:
+    notes = []
+    if spent:
+        notes.append(f"{who} spends a doubles token")
+    if earned:
+        notes.append(f"{who} earns a doubles token")
+    return notes
+
+
+def _condition_note(combatant, before: int, after: int) -> list[str]:
+    notes = [f"{combatant.name}: HP {before} -> {after}"]
+    old, new = rules.condition(before), rules.condition(after)
+    if new != old:
+        notes.append(f"{combatant.name} is {new}")
+    return notes
+
+
+# ----- action forms --------------------------------------------------------------------------------
+
+TOKEN_ATTACK = [("", "No token"), ("hit", "Token on the hit"), ("damage", "Token on the damage")]
+TOKEN_HEAL = [("", "No token"), ("check", "Token on the check"), ("die", "Token on the healing die")]
+
+
+def attack_form_class(actor, targets, *, holds_token: bool = False) -> type[forms.Form]:
+    """The attack's inputs: the attacker's descriptor, and the dodge each possible target may roll."""
+    token_label = "Attacker's token (holds one)" if holds_token else "Attacker's token (none held)"
+    dodge_choices: list[Any] = [("", "Auto (its dodge descriptor)")]
+    for target in targets:
+        auto = _auto(target, DODGE)
+        dodge_choices.append(
+            (
+                target.name,
+                [
+                    (f"{target.pk}:{u.key}", f"{target.name}: {u.label}" + (" (auto)" if u == auto else ""))
+                    for u in _uses(target)
+                ],
+            )
+        )
+
+    class FiveByFiveAttackForm(forms.Form):
+        descriptor = forms.ChoiceField(
+            choices=_use_choices(actor, ATTACK), required=False, label="To hit with"
+        )
+        shift = forms.IntegerField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
+        spend = forms.ChoiceField(choices=TOKEN_ATTACK, required=False, label=token_label)
+        dodge = forms.BooleanField(required=False, initial=True, label="Target dodges")
+        dodge_with = forms.ChoiceField(choices=dodge_choices, required=False, label="Dodge with")
+        dodge_token = forms.BooleanField(required=False, label="Dodge spends a token")
+
+    return FiveByFiveAttackForm
+
+
+def heal_form_class(actor, *, holds_token: bool = False) -> type[forms.Form]:
+    token_label = "Healer's token (holds one)" if holds_token else "Healer's token (none held)"
+
+    class FiveByFiveHealForm(forms.Form):
+        descriptor = forms.ChoiceField(
+            choices=_use_choices(actor, HEALING), required=False, label="Heal with"
+        )
+        shift = forms.IntegerField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
+        spend = forms.ChoiceField(choices=TOKEN_HEAL, required=False, label=token_label)
+
+    return FiveByFiveHealForm
+
+
+# ----- the rules -----------------------------------------------------------------------------------
+
+
+class FiveByFiveCombat(CombatRules):
+    key = "fivebyfive"
+    npc_form_class = FiveByFiveNpcForm
+    start_form_class = FiveByFiveStartForm
+
+    def npc_stats(self, cleaned_data):
+        return {
+            "descriptors": cleaned_data["descriptors"],
+            "hp": cleaned_data["hp"],
+            "hp_max": cleaned_data["hp"],
+            "db": cleaned_data["weapon_db"],
+            "av": cleaned_data["armor_av"],
+            "shield": bool(cleaned_data.get("shield")),
+        }
+
+    # ----- order ----------------------------------------------------------------------------------
+
+    def start(self, encounter, combatants, roller):
+        # The author of the sheet changes is the GM who started the fight.
+        author = encounter.campaign.gm
+        changes = _Changes(encounter)
+        reasons: dict[int, str] = {}
+        lines, stole = [], []
+        steal_with = encounter.state.get("start", {}).get("steal_with", STEAL_EXCLUSIVE)
+        players = [c for c in combatants if c.side == Side.PLAYERS]
+        for combatant in players:
+            combatant.state = {}
+            if combatant.character is None or self.is_out(combatant):
+                continue
+            if steal_with == STEAL_BEST:
+                use = max(_uses(combatant), key=lambda u: u.strength)
+            else:
+                use = _auto(combatant, STEAL)
+            held = changes.holds_token(combatant)
+            result = rules.roll_task(roller, use.value, steps=use.steps, holding_token=held)
+            changes.set_token(combatant, result.token_held)
+            if result.success:
+                stole.append(str(combatant.pk))
+                combatant.state["stole"] = True
+            reasons[combatant.character.pk] = "Steal initiative"
+            lines.append(
+                Logged(
+                    label=f"{combatant.name} tries to steal initiative",
+                    summary=f"{use.label}: {_read(result)}, "
+                    + ("steals it" if result.success else "acts after the GM's side"),
+                    dice=_task_dice(result),
+                    outcome=_outcome(result),
+                    total=result.faces[0] * result.faces[1] if len(result.faces) == 2 else None,
+                    chance=rules.chance(result.target),
+                    changes=tuple(_token_notes(combatant.name, spent=False, earned=result.token_earned)),
+                    character=combatant.character,
+                )
+            )
+        order = rules.turn_order(
+            players=[str(c.pk) for c in players],
+            gm_side=[str(c.pk) for c in combatants if c.side == Side.GM],
+            stole=stole,
+        ).flat()
+        for combatant in combatants:
+            combatant.position = order.index(str(combatant.pk))
+            combatant.initiative = None
+            if combatant.side == Side.GM:
+                combatant.state = {}
+        combatants.sort(key=lambda c: c.position)
+        changes.save(author, reasons)
+        lines.append(Logged(label="Turn order", summary=", ".join(c.name for c in combatants)))
+        return lines
+
+    def new_round(self, encounter, combatants):
+        for combatant in combatants:
+            combatant.state = {**combatant.state, "dodges": 0}
+        return []
+
+    def begin_turn(self, encounter, actor, author):
+        actor.state = {**actor.state, "acted": False}
+        return []
+
+    # ----- a turn ---------------------------------------------------------------------------------
+
+    def _foes(self, actor, combatants):
+        return tuple(c for c in combatants if c.side != actor.side and _condition(c) != "dead")
+
+    def _wounded_friends(self, actor, combatants):
+        return tuple(
+            c
+            for c in combatants
+            if c.side == actor.side and _condition(c) != "dead" and _hp(c)[0] < _hp(c)[1]
+        )
+
+    def actions(self, encounter, actor, combatants):
+        if actor.state.get("acted"):
+            return []
+        foes = self._foes(actor, combatants)
+        holds_token = _Changes(encounter).holds_token(actor)
+        return [
+            Action(
+                "attack",
+                "Attack",
+                needs_target=True,
+                form_class=attack_form_class(actor, foes, holds_token=holds_token),
+                targets=foes,
+                help="To hit, then the target may dodge (once a round, twice with a shield or off-hand "
+                "dagger), then 1d6 + DB + the target's AV.",
+            ),
+            Action(
+                "heal",
+                "Heal",
+                needs_target=True,
+                form_class=heal_form_class(actor, holds_token=holds_token),
+                targets=self._wounded_friends(actor, combatants),
+                help="A healing check: success restores 1d6 HP (trumps add 5), failure harms 1-2 HP.",
+            ),
+        ]
+
+    def act(self, encounter, actor, action, target, data, roller, author):
+        if action == "attack":
+            lines = self._attack(encounter, actor, target, data, roller, author)
+        else:
+            lines = self._heal(encounter, actor, target, data, roller, author)
+        actor.state = {**actor.state, "acted": True}
+        return lines
+
+    def _attack(self, encounter, actor, target, data, roller, author):
+        if data.get("dodge_with") and not str(data["dodge_with"]).startswith(f"{target.pk}:"):
+            raise EncounterError(
+                f"That dodge is another combatant's: pick one of {target.name}'s, or leave it automatic."
+            )
+        options = checked(attack_form_class(actor, [target]), data, "attack's options")
+        use = _pick(actor, options["descriptor"], ATTACK)
+        shift = options.get("shift") or 0
+        changes = _Changes(encounter)
+        attacker_token = changes.holds_token(actor)
+        if options["spend"] and not attacker_token:
+            raise EncounterError(f"{actor.name} holds no doubles token to spend.")
+        db, _, _, _ = _gear(actor)
+        _, av, shield, dagger = _gear(target)
+        dodge_use, no_dodge = None, ""
+        if options["dodge"]:
+            used, per_round = _dodges(target)
+            if _condition(target) != "healthy":
+                no_dodge = f"{target.name} is {_condition(target)} and cannot dodge"
+            elif not rules.can_dodge(used, shield=shield, offhand_dagger=dagger):
+                no_dodge = f"{target.name} has no dodge left this round"
+            else:
+                key = options["dodge_with"].partition(":")[2] if options["dodge_with"] else ""
+                dodge_use = _pick(target, key, DODGE)
+        target_token = changes.holds_token(target)
+        dodge_token = bool(options["dodge_token"] and dodge_use)
+        if dodge_token and not target_token:
+            raise EncounterError(f"{target.name} holds no doubles token to spend on the dodge.")
+        result = rules.roll_attack(
+            roller,
+            attack=use.value,
+            db=db,
+            av=av,
+            dodge=dodge_use.value if dodge_use else None,
+            attack_steps=use.steps + shift,
+            dodge_steps=dodge_use.steps if dodge_use else 0,
+            attack_token=options["spend"] == "hit",
+            dodge_token=dodge_token,
+            damage_token=options["spend"] == "damage",
+            holding_token=attacker_token,
+            dodge_holding_token=target_token,
+        )
+        hit = result.hit
+        changes.set_token(actor, result.attacker_token_held)
+        hit_notes = _token_notes(actor.name, spent=hit.token_spent, earned=hit.token_earned)
+        if no_dodge and hit.success:
+            hit_notes.append(no_dodge)
+        lines = [
+            Logged(
+                label=f"{actor.name} attacks {target.name}",
+                summary=f"{_shifted(use, shift)}: {_read(hit)}, " + ("hit" if hit.success else "miss"),
+                dice=_task_dice(hit),
+                outcome=_outcome(hit),
+                total=hit.faces[0] * hit.faces[1] if len(hit.faces) == 2 else None,
+                chance=rules.chance(hit.target, doubles_token=hit.token_spent),
+                changes=tuple(hit_notes),
+                character=actor.character,
+            )
+        ]
+        reasons = {}
+        if actor.character is not None:
+            reasons[actor.character.pk] = f"Attack on {target.name}"
+        if result.dodge is not None:
+            dodge = result.dodge
+            target.state = {**target.state, "dodges": target.state.get("dodges", 0) + 1}
+            changes.set_token(target, dodge.token_held)
+            used, per_round = _dodges(target)
+            lines.append(
+                Logged(
+                    label=f"{target.name} dodges",
+                    summary=f"{dodge_use.label}: {_read(dodge)}, "
+                    + ("dodged" if dodge.success else "too slow")
+                    + f" ({used} of {per_round} dodge{'s' if per_round > 1 else ''} this round)",
+                    dice=_task_dice(dodge),
+                    outcome=_outcome(dodge),
+                    total=dodge.faces[0] * dodge.faces[1] if len(dodge.faces) == 2 else None,
+                    chance=rules.chance(dodge.target, doubles_token=dodge.token_spent),
+                    changes=tuple(
+                        _token_notes(target.name, spent=dodge.token_spent, earned=dodge.token_earned)
+                    ),
+                    character=target.character,
+                )
+            )
+            if target.character is not None:
+                reasons[target.character.pk] = f"Dodged {actor.name}'s attack"
+        if result.damage is not None:
+            hurt = result.damage
+            before = _hp(target)[0]
+            after = rules.apply_damage(before, hurt.damage)
+            changes.set_hp(target, after)
+            trumps = len(hurt.faces) - 1
+            trump_note = f" + {rules.DAMAGE_TRUMP_BONUS * trumps} ({trumps} trump{'s' if trumps > 1 else ''})"
+            lines.append(
+                Logged(
+                    label=f"{actor.name} damages {target.name}",
+                    summary=f"{hurt.faces[-1]}{trump_note if trumps else ''} + DB {hurt.db} + AV {hurt.av} "
+                    f"= {hurt.damage} damage",
+                    dice=_chain_dice(hurt.faces, token=hurt.token_spent),
+                    outcome="damage",
+                    total=hurt.damage,
+                    changes=tuple(
+                        _token_notes(actor.name, spent=hurt.token_spent, earned=False)
+                        + _condition_note(target, before, after)
+                    ),
+                    character=target.character,
+                )
+            )
+            if target.character is not None:
+                reasons[target.character.pk] = f"{hurt.damage} damage from {actor.name}"
+        changes.save(author, reasons)
+        return lines
+
+    def _heal(self, encounter, actor, target, data, roller, author):
+        options = checked(heal_form_class(actor), data, "heal's options")
+        use = _pick(actor, options["descriptor"], HEALING)
+        shift = options.get("shift") or 0
+        changes = _Changes(encounter)
+        healer_token = changes.holds_token(actor)
+        if options["spend"] and not healer_token:
+            raise EncounterError(f"{actor.name} holds no doubles token to spend.")
+        result = rules.roll_healing(
+            roller,
+            use.value,
+            steps=use.steps + shift,
+            doubles_token=options["spend"] == "check",
+            heal_token=options["spend"] == "die",
+            holding_token=healer_token,
+        )
+        check = result.check
+        changes.set_token(actor, result.token_held)
+        before, most = _hp(target)
+        if result.healed:
+            after = rules.apply_healing(before, result.amount, max_hp=most)
+        else:
+            after = rules.apply_damage(before, result.amount)
+        changes.set_hp(target, after)
+        reasons = {}
+        if actor.character is not None:
+            reasons[actor.character.pk] = f"Healed {target.name}"
+        if target.character is not None:
+            reasons[target.character.pk] = (
+                f"Healed by {actor.name}" if result.healed else f"Harmed by {actor.name}'s failed heal"
+            )
+        changes.save(author, reasons)
+        chain = f"heals {after - before} HP" if result.healed else f"harms: {result.amount} HP lost"
+        trumps = len(result.faces) - 1
+        return [
+            Logged(
+                label=f"{actor.name} heals {target.name}",
+                summary=f"{_shifted(use, shift)}: {_read(check)}, "
+                + ("success" if check.success else "failure"),
+                dice=_task_dice(check),
+                outcome=_outcome(check),
+                total=check.faces[0] * check.faces[1] if len(check.faces) == 2 else None,
+                chance=rules.chance(check.target, doubles_token=check.token_spent),
+                changes=tuple(_token_notes(actor.name, spent=check.token_spent, earned=check.token_earned)),
+                character=actor.character,
+            ),
+            Logged(
+                label=f"{actor.name} {'heals' if result.healed else 'harms'} {target.name}",
+                summary=f"{'Healing' if result.healed else 'Harming'} die {', '.join(map(str, result.faces))}"
+                + (f" ({trumps} trump{'s' if trumps > 1 else ''})" if trumps else "")
+                + f": {chain}",
+                dice=_chain_dice(result.faces, token=result.heal_token_spent),
+                outcome="healing" if result.healed else "harm",
+                total=result.amount,
+                changes=tuple(
+                    _token_notes(actor.name, spent=result.heal_token_spent, earned=False)
+                    + _condition_note(target, before, after)
+                ),
+                character=target.character,
+            ),
+        ]
+
+    # ----- display --------------------------------------------------------------------------------
+
+    def summary(self, combatant, *, for_gm):
+        hp, most = _hp(combatant)
+        state = rules.condition(hp)
+        used, per_round = _dodges(combatant)
+        flags = []
+        if combatant.state.get("stole"):
+            flags.append("stole initiative")
+        if combatant.character is None:
+            if not for_gm:
+                return state if state != "healthy" else ("hurt" if hp < most else "")
+            stats = combatant.stats
+            descriptors = ", ".join(f"{name} {value}" for name, value in stats["descriptors"].items())
+            shield = " · shield" if stats.get("shield") else ""
+            return (
+                f"HP {hp}/{most} · {state} · {descriptors} · DB {stats['db']} · AV {stats['av']}{shield} · "
+                f"dodges {per_round - used}/{per_round} left"
+            )
+        token = "token" if _sheet(combatant).doubles_token else "no token"
+        return " · ".join(
+            [f"HP {hp}/{most}", state, token, f"dodges {per_round - used}/{per_round} left", *flags]
+        )
+
+    def is_out(self, combatant):
+        return _condition(combatant) != "healthy"
+
+
+combat = FiveByFiveCombat()

@@ -1,0 +1,6 @@
+from sheets import registry
+
+
+class FreeFallConfig(registry.GameSystemConfig):
+    name = "sheets.systems.freefall"
+    label = "freefall"

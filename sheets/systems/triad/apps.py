@@ -1,0 +1,6 @@
+from sheets import registry
+
+
+class TriadConfig(registry.GameSystemConfig):
+    name = "sheets.systems.triad"
+    label = "triad"
