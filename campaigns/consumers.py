@@ -214,7 +214,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
         # and this re-check covers a message already in flight when that happened.
         campaign = self.campaign
-        if not selectors.still_seated(self.user, campaign):
+        if not selectors.is_seated(self.user, campaign):
             return "You are not at this table any more.", None
         character = None
         if character_id is not None:
@@ -257,7 +257,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
         # and this re-check covers a message already in flight when that happened.
         campaign = self.campaign
-        if not selectors.still_seated(self.user, campaign):
+        if not selectors.is_seated(self.user, campaign):
             return "You are not at this table any more.", None
         try:
             entry, _ = services.chat_line_create(

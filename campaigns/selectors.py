@@ -1,5 +1,14 @@
-"""Read campaign state for a given user; everything here answers 404 to outsiders."""
+"""Read campaign state for a given user; everything here answers 404 to outsiders.
 
+The permissions of the whole app, each in one place:
+
+* "GM of this campaign": ``Campaign.is_gm``; for a view, :func:`campaign_for_gm`.
+* "seated at this table" (the GM or a player): :func:`is_seated`; for a view,
+  :func:`campaign_for_member`; for the socket, :func:`table_seat`.
+* "may see this feed entry": :func:`entry_variant` (and its database side, ``_visible_filter``).
+"""
+
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 
@@ -17,6 +26,14 @@ def campaign_for_member(user, campaign_id: int) -> Campaign:
     return get_object_or_404(campaigns_visible_to(user).select_related("gm"), pk=campaign_id)
 
 
+def campaign_for_gm(user, campaign_id: int) -> Campaign:
+    """The campaign if the user is its GM; 404 to outsiders (nothing leaks), 403 to its players."""
+    campaign = campaign_for_member(user, campaign_id)
+    if not campaign.is_gm(user):
+        raise PermissionDenied("Only the GM can do that.")
+    return campaign
+
+
 def dashboard_for(user) -> dict[str, QuerySet[Campaign]]:
     return {
         "as_gm": Campaign.objects.filter(gm=user),
@@ -28,8 +45,14 @@ def members_of(campaign: Campaign):
     return campaign.memberships.select_related("user")
 
 
-def is_member(user, campaign: Campaign) -> bool:
-    return campaign.is_gm(user) or campaign.memberships.filter(user=user).exists()
+def is_seated(user, campaign: Campaign) -> bool:
+    """Whether the user sits at the campaign's table: its GM always, a player while their seat lasts.
+
+    One indexed lookup for a player and none for the GM: the socket asks on every roll and chat line.
+    """
+    if not user.is_authenticated:
+        return False
+    return campaign.gm_id == user.pk or Membership.objects.filter(campaign=campaign, user=user).exists()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -139,16 +162,6 @@ def table_seat(user, campaign_id: int) -> Campaign | None:
         return None
     # Two index lookups, not the OR-over-a-join of campaigns_visible_to: this runs on every roll.
     campaign = Campaign.objects.select_related("gm").filter(pk=campaign_id).first()
-    if campaign is None:
+    if campaign is None or not is_seated(user, campaign):
         return None
-    if campaign.gm_id == user.pk or Membership.objects.filter(campaign_id=campaign_id, user=user).exists():
-        return campaign
-    return None
-
-
-def still_seated(user, campaign: Campaign) -> bool:
-    """Whether a user seated at connect still is: the GM always; a player while their membership lasts.
-
-    One indexed lookup for a player and none for the GM, since it runs on every roll and chat line.
-    """
-    return campaign.gm_id == user.pk or Membership.objects.filter(campaign=campaign, user=user).exists()
+    return campaign

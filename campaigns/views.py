@@ -3,7 +3,7 @@ import uuid
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -51,15 +51,8 @@ def campaign_detail(request, campaign_id: int):
     return render(request, "campaigns/campaign_detail.html", context)
 
 
-def _gm_only(request, campaign_id: int) -> Campaign:
-    campaign = selectors.campaign_for_member(request.user, campaign_id)
-    if not campaign.is_gm(request.user):
-        raise PermissionDenied("Only the GM can do that.")
-    return campaign
-
-
 def campaign_edit(request, campaign_id: int):
-    campaign = _gm_only(request, campaign_id)
+    campaign = selectors.campaign_for_gm(request.user, campaign_id)
     form = CampaignForm(request.POST or None, instance=Campaign.objects.get(pk=campaign.pk))
     if request.method == "POST" and form.is_valid():
         services.campaign_update(
@@ -75,7 +68,7 @@ def campaign_edit(request, campaign_id: int):
 
 @require_POST
 def invite_rotate(request, campaign_id: int):
-    campaign = _gm_only(request, campaign_id)
+    campaign = selectors.campaign_for_gm(request.user, campaign_id)
     services.invite_rotate(campaign=campaign)
     messages.success(request, "New invite link made. The old one no longer works.")
     return redirect(campaign)
@@ -83,7 +76,7 @@ def invite_rotate(request, campaign_id: int):
 
 @require_POST
 def member_remove(request, campaign_id: int, user_id: int):
-    campaign = _gm_only(request, campaign_id)
+    campaign = selectors.campaign_for_gm(request.user, campaign_id)
     try:
         services.member_remove(campaign=campaign, user_id=user_id)
     except services.CampaignError as error:
@@ -117,7 +110,7 @@ def campaign_join(request, token: str):
         return redirect(campaign)
     if campaign is None:
         return render(request, "campaigns/join_invalid.html", status=404)
-    already = selectors.is_member(request.user, campaign)
+    already = selectors.is_seated(request.user, campaign)
     return render(request, "campaigns/join.html", {"campaign": campaign, "already": already})
 
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
-from campaigns.selectors import campaign_for_member
+from campaigns.selectors import campaign_for_gm, campaign_for_member
 from rules.dice import Roller, system_random
 from sheets.combat import EncounterError
 from sheets.registry import combat_for as rules_for
@@ -39,13 +38,6 @@ def _styled(form: forms.Form) -> forms.Form:
             css = "form-control form-control-sm"
         widget.attrs.setdefault("class", css)
     return form
-
-
-def _gm_campaign(request, campaign_id):
-    campaign = campaign_for_member(request.user, campaign_id)
-    if not campaign.is_gm(request.user):
-        raise PermissionDenied("Only the GM runs encounters.")
-    return campaign
 
 
 def _encounter_context(request, campaign, encounter):
@@ -82,7 +74,7 @@ def _encounter_context(request, campaign, encounter):
 
 
 def encounter_list(request, campaign_id: int):
-    campaign = _gm_campaign(request, campaign_id)
+    campaign = campaign_for_gm(request.user, campaign_id)
     form = EncounterForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         encounter = services.encounter_create(campaign=campaign, name=form.cleaned_data["name"])
@@ -99,7 +91,7 @@ def encounter_list(request, campaign_id: int):
 
 
 def encounter_detail(request, campaign_id: int, encounter_id: int):
-    campaign = _gm_campaign(request, campaign_id)
+    campaign = campaign_for_gm(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
     template = "play/encounter.html#encounter-controls" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, _encounter_context(request, campaign, encounter))
@@ -125,7 +117,7 @@ def encounter_panel(request, campaign_id: int):
 
 @require_POST
 def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
-    campaign = _gm_campaign(request, campaign_id)
+    campaign = campaign_for_gm(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
     try:
         version = int(request.POST.get("version", ""))

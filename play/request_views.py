@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Visibility
-from campaigns.selectors import campaign_for_member
+from campaigns.selectors import campaign_for_gm
 from rules.dice import Roller, RulesError, system_random
 from sheets import selectors
 from sheets.registry import system_for
@@ -63,9 +63,7 @@ def table_requests_panel(request, *, campaign):
 
 
 def requests_gm(request, campaign_id: int):
-    campaign = campaign_for_member(request.user, campaign_id)
-    if not campaign.is_gm(request.user):
-        raise PermissionDenied("Only the GM asks for rolls.")
+    campaign = campaign_for_gm(request.user, campaign_id)
     if request.method != "POST":
         return _gm_panel(request, campaign)
     form = RequestForm(request.POST, campaign=campaign)

@@ -6,7 +6,7 @@ import json
 import uuid
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns import hooks
 from campaigns.models import Visibility
-from campaigns.selectors import campaign_for_member
+from campaigns.selectors import campaign_for_gm, campaign_for_member
 from rules.dice import Roller, RulesError, system_random
 
 from . import history, selectors, services
@@ -341,7 +341,5 @@ def party_panel(request, campaign):
 
 def table_party(request, campaign_id: int):
     """The party panel alone, fetched again by the table page when a sheet at the table changes."""
-    campaign = campaign_for_member(request.user, campaign_id)
-    if not campaign.is_gm(request.user):
-        raise PermissionDenied("Only the GM sees the party panel.")
+    campaign = campaign_for_gm(request.user, campaign_id)
     return HttpResponse(party_panel(request, campaign))
