@@ -1,6 +1,9 @@
+import re
+
 from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Submit
 from django import forms
+from django.core.exceptions import ValidationError
 
 from . import systems
 from .models import Campaign
@@ -41,3 +44,46 @@ def crispy_helper(label: str) -> FormHelper:
     helper = FormHelper()
     helper.add_input(Submit("submit", label))
     return helper
+
+
+# A database integer column holds 64 bits; every number the app reads is far smaller than this bound, so
+# nothing a client sends can overflow a query.
+WHOLE_NUMBER_LIMIT = 2**31 - 1
+_ASCII_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number typed in ASCII digits, within the given (or the database's safe) bounds.
+
+    ``int()`` reads other scripts' digits ("٣" is 3) and ``str.isdigit`` passes superscripts ("²") that
+    ``int()`` refuses; a player means neither, so both get the field's own message.
+    """
+
+    default_error_messages = {"invalid": "Enter a whole number (digits 0-9)."}
+
+    def __init__(self, *, min_value=None, max_value=None, **kwargs):
+        super().__init__(
+            min_value=-WHOLE_NUMBER_LIMIT if min_value is None else min_value,
+            max_value=WHOLE_NUMBER_LIMIT if max_value is None else max_value,
+            **kwargs,
+        )
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = value.strip()
+            if value in self.empty_values:
+                return None
+            if len(value) > 20 or not _ASCII_WHOLE_NUMBER.fullmatch(value):
+                raise ValidationError(self.error_messages["invalid"], code="invalid")
+        elif isinstance(value, bool) or (value is not None and not isinstance(value, int)):
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+class IdField(WholeNumberField):
+    """The id of a row the client picked: a positive whole number; the view still looks it up."""
+
+    default_error_messages = {"invalid": "That choice is not valid."}
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, **kwargs)
