@@ -9,7 +9,10 @@ Run with ``.venv/bin/python bench/odds.py``. It prints and asserts nothing.
 * three pools against icepool (the field's reference library): same Fraction, and our time as a
   ratio to icepool's. icepool "cold" is its first call in a fresh Python process (timed inside
   that process, after ``import icepool``), since it keeps caches of its own that cannot be
-  cleared reliably from outside; icepool "warm" is the best of repeated calls in one process.
+  cleared reliably from outside; icepool "warm" is the best of repeated calls in one process;
+* the dice box: the heaviest lines its limits allow (dice, sides, terms, length), cold, through
+  ``notation.chance`` and ``notation.distribution``, and the slowest of a batch of random lines
+  built at those limits. ``.venv/bin/python bench/odds.py --dice-box`` runs this part alone.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rules import fivebyfive, freefall, l5r, triad  # noqa: E402
+from rules import fivebyfive, freefall, l5r, notation, triad  # noqa: E402
 
 WARM_REPEATS = 20
 
@@ -249,6 +252,9 @@ def ms(seconds: float) -> str:
 
 def main() -> None:
     print("Exact odds benchmark (Python", sys.version.split()[0] + ")")
+    if "--dice-box" in sys.argv:
+        dice_box()
+        return
     modules = [l5r, fivebyfive, triad, freefall]
     sheets = {
         **l5r_sheets(),
@@ -299,6 +305,100 @@ def main() -> None:
         )
         print(f"  {'':16} P = {ours} ~ {float(ours):.6f}")
     print("\n  ratio = our time / icepool's time (below 1 means we are faster).")
+    dice_box()
+
+
+# The heaviest lines the dice box accepts, each one at some limit: 1,000 dice booked (an exploding or
+# rerolled die books 3), 1,000 sides, 20 terms, 200 characters. Each is answered exactly or declined
+# (None / NotExact) by the odds' cost meter; either way it must come back within 50 ms.
+DICE_BOX_LINES = [
+    "+".join(["1d600"] * 20) + " vs 5000",  # the issue's line: about 6 s of CPU before
+    "1000d6 vs 3600",
+    "1000d1000 vs 100000",
+    "1000dF vs 10",
+    "500d6+500d7 vs 1000",
+    "+".join(f"50d{sides}" for sides in range(981, 1001)) + " vs 50000",
+    "+".join(f"50d{sides}" for sides in range(2, 22)) + " vs 1000",
+    "100d20+4d6kh3-3d8kl2 vs 1000",
+    "80d20",
+    "20d20kh10 vs 100",
+    "1000d1000kh500 vs 100000",
+    "4dF/203d10k2 vs 0",
+    "333d6! vs 1000",
+    "333d2! vs 500",
+    "10d10!10>=8 vs 3",
+    "100d10!10>=8 vs 40",
+    "300d6!6>=5 vs 100",
+    "10d10!>=8 vs 60",
+    "3d6e6 vs 15",
+    "333d1000rr<500 vs 100000",
+    "1000d10>=7 vs 400",
+    "500d6ro1 vs 2000",
+    "(1d100*1d100)+(1d100*1d100) vs 9000",
+    "1d1000*1d1000 vs 100000",
+    "(1d20+1d20)*(1d20+1d20)*(1d20+1d20) vs 20000",
+    "6x 4d6kh3",
+]
+
+
+def dice_box_line(text: str) -> tuple[float, str]:
+    """Cold time of chance() and distribution() for one line (the slower of the two) and what came back."""
+    tree = notation.parse(text)
+    clear_caches(notation)
+    start = time.perf_counter()
+    odds = notation.chance(tree)
+    chance_time = time.perf_counter() - start
+    clear_caches(notation)
+    start = time.perf_counter()
+    try:
+        dist = notation.distribution(tree)
+        shown = f"{len(dist.counts)} totals"
+    except notation.NotExact as err:
+        shown = f"not exact ({err})"
+    dist_time = time.perf_counter() - start
+    answer = "None" if odds is None else f"{float(odds):.6f}"
+    return max(
+        chance_time, dist_time
+    ), f"chance {answer} in {ms(chance_time).strip()}; distribution {shown} in {ms(dist_time).strip()}"
+
+
+def random_heavy_lines(count: int, seed: int = 5) -> list[str]:
+    """Lines built at the limits from the grammar's pieces, for a search beyond the hand-picked ones."""
+    import random
+
+    rng = random.Random(seed)
+    pieces = ["", "kh3", "kl2", "!", "!!", "ro1", "r1", "mi2", "ma5", ">=5", ">=5f1"]
+    lines = []
+    while len(lines) < count:
+        terms = []
+        for _ in range(rng.randint(1, 20)):
+            count_ = rng.choice([1, 2, 5, 10, 50, 100, 300])
+            sides = rng.choice([2, 4, 6, 8, 10, 12, 20, 100, 600, 1000])
+            terms.append(f"{count_}d{sides}{rng.choice(pieces)}")
+        ops = [rng.choice("+++-*") for _ in terms[1:]]
+        text = terms[0] + "".join(op + term for op, term in zip(ops, terms[1:], strict=True))
+        text += f" vs {rng.randint(1, 5000)}"
+        try:
+            notation.parse(text)
+        except notation.NotationError:
+            continue
+        lines.append(text)
+    return lines
+
+
+def dice_box() -> None:
+    print("\nThe dice box's heaviest lines, cold (caches cleared), chance() and distribution() (aim: 50 ms):")
+    worst = (0.0, "")
+    for text in DICE_BOX_LINES:
+        elapsed, shown = dice_box_line(text)
+        worst = max(worst, (elapsed, text))
+        label = text if len(text) <= 44 else text[:41] + "..."
+        print(f"  {label:44} {shown}")
+    print(f"  slowest: {ms(worst[0]).strip()} for {worst[1][:60]}")
+    lines = random_heavy_lines(150)
+    searched = max((dice_box_line(text)[0], text) for text in lines)
+    print(f"  slowest of {len(lines)} random lines at the limits: {ms(searched[0]).strip()}")
+    print(f"    for {searched[1]}")
 
 
 def demo_sheets(modules) -> None:

@@ -1,4 +1,7 @@
-"""Account pages: Django's own auth views, with a sign-up view beside them."""
+"""Account pages: Django's own auth views, with a sign-up view beside them.
+
+Also the receivers (connected in apps.py) that make an ended session end its table sockets too.
+"""
 
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -8,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from . import realtime
 from .forms import crispy_helper
 
 
@@ -38,3 +42,27 @@ urlpatterns = [
     path("password/", PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
 ]
+
+
+def close_sockets_on_logout(sender, request, user, **kwargs):
+    """A logout (in any tab) closes the sockets that browser session opened; other devices stay."""
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    if user is not None and session_key:
+        realtime.sessions_ended(user_id=user.pk, session_key=session_key)
+
+
+def close_sockets_on_password_change(sender, instance, raw=False, update_fields=None, **kwargs):
+    """A new password (the password page, a reset, the admin) closes every socket of that user.
+
+    Django logs out every other session when the password changes, so their sockets must go too. The
+    browser that changed it is closed as well: its session was re-keyed, so its sockets no longer match
+    a live session, and a reload seats it again. Checked on pre_save against the stored hash because
+    post_save cannot see the old value; a save that leaves the password out (last_login) costs nothing.
+    """
+    if raw or instance._state.adding or instance.pk is None:
+        return
+    if update_fields is not None and "password" not in update_fields:
+        return
+    stored = sender._default_manager.filter(pk=instance.pk).values_list("password", flat=True).first()
+    if stored is not None and stored != instance.password:
+        realtime.sessions_ended(user_id=instance.pk)

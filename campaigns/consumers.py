@@ -5,31 +5,47 @@ The protocol, both ways as JSON text frames:
     client -> server   {"type": "hello", "last_seq": n}          first, on every (re)connect
                        {"type": "roll", "notation": "2d6+1", "visibility": "public", "key": "..."}
                        {"type": "chat", "text": "...", "key": "..."}
-                       {"type": "ping"}
+                       {"type": "ping"}                     every 25 s: the heartbeat
     server -> client   {"type": "entry", "seq": n, "html": "<li ...>"}   oldest first, never repeated
                        {"type": "ready"}          the catch-up after hello is done
                        {"type": "ok", "action": "roll" | "chat", "seq": n, "key": "..."}
                        {"type": "error", "action": ..., "message": "...", "key": "..."}
+                                   (+ "retry_after": seconds, when rate limited)
                        {"type": "reload"}         too much was missed; fetch the page again
-                       {"type": "pong"}
+                       {"type": "pong", "seq": n}   after any entries the viewer had missed
                        {"type": "refresh", "panel": name}   a panel changed: fetch it again over HTTP
 
 Anything else from the client closes that client's socket (code 4400) and nothing else; client data
-never goes into a group event. Close code 4403 means "you may not sit here any more": the page stops
-reconnecting.
+never goes into a group event. Close codes the page acts on:
+
+    4403  not seated: removed from the table, logged out, or the password changed (the reason says
+          which); the page stops reconnecting
+    4409  this user already has TABLE_SOCKETS_PER_USER sockets at this table in this process; stops
+    4429  the client sent frames faster than its rate limits could ever accept; it may reconnect
+    1013  the channel layer (Redis) is unavailable; try again later, the page keeps retrying
+
+The heartbeat is also the safety net: each ping checks the seat and the session again (an event lost
+by the layer still ends the socket) and replays any entry the layer failed to deliver, so an open page
+catches up by itself once Redis is back, without waiting for the next roll.
 """
 
 import json
 import logging
+import time
+from collections import defaultdict
+from importlib import import_module
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.utils.crypto import constant_time_compare
 
 from rules.dice import RulesError
 
 from . import hooks, realtime, selectors, services
-from .models import Visibility
+from .models import Campaign, Visibility
 
 logger = logging.getLogger(__name__)
 
@@ -39,16 +55,76 @@ KEY_MAX_LENGTH = 64
 
 CLOSE_BAD_MESSAGE = 4400
 CLOSE_NOT_SEATED = 4403
+CLOSE_TOO_MANY_SOCKETS = 4409
+CLOSE_FLOODING = 4429
 CLOSE_UNSUPPORTED = 1003
 CLOSE_TOO_BIG = 1009
+CLOSE_TRY_LATER = 1013
+
+# Sockets one user may hold open at one table (the table page plus a few sheet pages), per process.
+DEFAULT_SOCKETS_PER_USER = 6
+# Frames beyond what the rate limits (services.DEFAULT_RATE_LIMITS) could accept: hello and pings.
+SPARE_FRAMES = 10
+SPARE_FRAMES_PER_SECOND = 0.5
+
+# (user id, campaign id) -> channel names of this process's open table sockets. Per process on
+# purpose: a count in a shared store would outlive a crashed worker and lock its users out.
+_open_sockets: dict[tuple[int, int], set[str]] = defaultdict(set)
+
+
+def frame_allowance() -> tuple[float, float]:
+    """(burst, frames per second) a table socket may send: what its rate limits allow, plus spare.
+
+    Tied to the rate limits so that raising them (a benchmark does) raises this too, while a client
+    that floods the socket is closed after a few dozen frames instead of answered hundreds of times.
+    """
+    limits = {**services.DEFAULT_RATE_LIMITS, **getattr(settings, "TABLE_RATE_LIMITS", {})}
+    burst = SPARE_FRAMES + sum(allowed for allowed, _ in limits.values())
+    rate = SPARE_FRAMES_PER_SECOND + sum(allowed / seconds for allowed, seconds in limits.values())
+    return burst, rate
+
+
+class FrameBudget:
+    """A token bucket: each frame from the client spends one token; they come back at a steady rate."""
+
+    def __init__(self, burst: float, rate: float):
+        self.burst, self.rate = burst, rate
+        self.tokens = burst
+        self.at = time.monotonic()
+
+    def spend(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def session_alive(session_key: str | None, user) -> bool:
+    """Is the session this socket was opened with still signed in as ``user``, password unchanged?
+
+    The same test Django's auth makes on every request, made against the session store now (the
+    socket's own copy of the session is as old as the socket).
+    """
+    if session_key is None:
+        return True  # a scope without a session (tests, another auth middleware): nothing to follow
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    if str(store.get(SESSION_KEY)) != str(user.pk):
+        return False
+    fresh = get_user_model()._default_manager.filter(pk=user.pk).first()
+    if fresh is None or not getattr(fresh, "is_active", True):
+        return False
+    return constant_time_compare(store.get(HASH_SESSION_KEY, ""), fresh.get_session_auth_hash())
 
 
 class TableConsumer(AsyncWebsocketConsumer):
     # These handlers reach the database only through database_sync_to_async, which closes stale
     # connections itself; skipping AsyncConsumer.dispatch's aclose_old_connections() saves one thread
-    # hop per message and per viewer on every broadcast (shared/PERFORMANCE.md).
+    # hop per message and per viewer on every broadcast (about half the fan-out time; bench/table.py).
     _WITHOUT_HOP = frozenset(
-        {"feed.entry", "member.removed", "panel.changed", "websocket.receive"}
+        {"feed.entry", "member.removed", "session.ended", "panel.changed", "websocket.receive"}
     )
 
     def __init__(self, *args, **kwargs):
@@ -59,6 +135,25 @@ class TableConsumer(AsyncWebsocketConsumer):
         # The highest seq this connection has dealt with (sent, or known hidden from this viewer);
         # None until the client's hello says where it stands.
         self.seen_seq = None
+        self.session_key = None
+        self.seat_key = None  # this socket's key in _open_sockets, once counted
+        self.groups_joined = []
+        self.budget = FrameBudget(*frame_allowance())
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception:
+            if hasattr(self, "channel_name"):
+                raise
+            # The layer could not even give this socket a channel (Redis is down). Refuse it with
+            # "try again later" rather than let the server answer the handshake with a 500.
+            logger.warning("table socket refused: the channel layer is unavailable", exc_info=True)
+            if (await receive())["type"] == "websocket.connect":
+                await send({"type": "websocket.accept"})
+                await send({"type": "websocket.close", "code": CLOSE_TRY_LATER})
+        finally:
+            self._uncount()
 
     async def dispatch(self, message):
         if message["type"] in self._WITHOUT_HOP:
@@ -84,24 +179,57 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.user = user
         self.campaign = campaign
+        self.session_key = getattr(self.scope.get("session"), "session_key", None)
+        seat_key = (user.pk, campaign.pk)
+        limit = getattr(settings, "TABLE_SOCKETS_PER_USER", DEFAULT_SOCKETS_PER_USER)
+        if len(_open_sockets[seat_key]) >= limit:
+            # Accepted and closed with a code of its own, so the page says why and stops retrying.
+            await self.accept()
+            await self._close(CLOSE_TOO_MANY_SOCKETS, "too many sockets")
+            return
+        _open_sockets[seat_key].add(self.channel_name)
+        self.seat_key = seat_key
         self.group = realtime.table_group(campaign.pk)
         # Join before accepting: an entry committed from here on is either heard live or found by
-        # the catch-up that hello triggers.
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        # the catch-up that hello triggers. The user's own group carries logouts and password changes.
+        try:
+            for group in (self.group, realtime.user_group(user.pk)):
+                self.groups_joined.append(group)
+                await self.channel_layer.group_add(group, self.channel_name)
+        except Exception:
+            logger.warning("table socket refused: the channel layer is unavailable", exc_info=True)
+            await self.accept()
+            await self._close(CLOSE_TRY_LATER)
+            return
         await self.accept()
 
     async def disconnect(self, code):
         await self._leave_group()
+        self._uncount()
+
+    def _uncount(self):
+        if self.seat_key is not None:
+            seat_key, self.seat_key = self.seat_key, None
+            sockets = _open_sockets[seat_key]
+            sockets.discard(self.channel_name)
+            if not sockets:
+                del _open_sockets[seat_key]
 
     async def _leave_group(self):
-        if self.group is not None:
-            group, self.group = self.group, None
-            await self.channel_layer.group_discard(group, self.channel_name)
+        self.group = None
+        groups, self.groups_joined = self.groups_joined, []
+        for group in groups:
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:
+                # Redis is down; its subscriptions die with the connection anyway.
+                logger.warning("could not leave %s", group, exc_info=True)
 
-    async def _close(self, code: int):
+    async def _close(self, code: int, reason: str | None = None):
         self.closing = True
         await self._leave_group()
-        await self.close(code=code)
+        self._uncount()
+        await self.close(code=code, reason=reason)
 
     async def _send_json(self, content: dict):
         await self.send(text_data=json.dumps(content))
@@ -110,6 +238,9 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         if self.closing:
+            return
+        if not self.budget.spend():
+            await self._close(CLOSE_FLOODING, "too many frames")
             return
         if text_data is None:
             await self._close(CLOSE_UNSUPPORTED)
@@ -138,7 +269,23 @@ class TableConsumer(AsyncWebsocketConsumer):
         await handler(message)
 
     async def client_ping(self, message):
-        await self.send(text_data='{"type": "pong"}')
+        gone, newest_seq = await database_sync_to_async(self._still_here)()
+        if gone is not None:
+            await self._close(CLOSE_NOT_SEATED, gone)
+            return
+        if self.seen_seq is not None and newest_seq > self.seen_seq:
+            # The layer lost a broadcast (Redis was down): read the gap from the database now.
+            if not await self._catch_up(self.seen_seq):
+                return
+        await self._send_json({"type": "pong", "seq": newest_seq})
+
+    def _still_here(self) -> tuple[str | None, int]:
+        """(why this socket must close, or None; the campaign's newest seq)."""
+        if selectors.table_seat(self.user, self.campaign.pk) is None:
+            return "not seated", 0
+        if not session_alive(self.session_key, self.user):
+            return "session ended", 0
+        return None, Campaign.objects.values_list("last_seq", flat=True).get(pk=self.campaign.pk)
 
     async def client_hello(self, message):
         last_seq = message.get("last_seq", 0)
@@ -154,7 +301,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Send what this viewer missed after ``after_seq``, in order; False if the socket was closed."""
         seated, frames, newest_seq, complete = await database_sync_to_async(self._missed)(after_seq)
         if not seated:
-            await self._close(CLOSE_NOT_SEATED)
+            await self._close(CLOSE_NOT_SEATED, "not seated")
             return False
         for frame in frames:
             await self.send(text_data=frame)
@@ -233,7 +380,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 idempotency_key=key,
             )
         except (RulesError, services.CampaignError) as error:
-            return str(error), None
+            return error, None  # the message, and for a rate limit its wait
         return None, entry.seq
 
     async def client_chat(self, message):
@@ -264,16 +411,19 @@ class TableConsumer(AsyncWebsocketConsumer):
                 campaign=campaign, author=self.user, text=text, idempotency_key=key
             )
         except services.CampaignError as error:
-            return str(error), None
+            return error, None  # the message, and for a rate limit its wait
         return None, entry.seq
 
-    async def _answer(self, action: str, problem: str | None, seq: int | None, key):
+    async def _answer(self, action: str, problem: str | Exception | None, seq: int | None, key):
         if self.closing:
             return
         if problem is None:
             await self._send_json({"type": "ok", "action": action, "seq": seq, "key": key})
         else:
-            await self._send_json({"type": "error", "action": action, "message": problem, "key": key})
+            frame = {"type": "error", "action": action, "message": str(problem), "key": key}
+            if isinstance(problem, services.RateLimited):
+                frame["retry_after"] = problem.retry_after  # as the HTTP paths' Retry-After
+            await self._send_json(frame)
 
     # -- from the table's group -------------------------------------------------------------------
 
@@ -311,4 +461,10 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def member_removed(self, event):
         if not self.closing and event.get("user_id") == self.user.pk:
-            await self._close(CLOSE_NOT_SEATED)
+            await self._close(CLOSE_NOT_SEATED, "not seated")
+
+    async def session_ended(self, event):
+        # From the user's own group: every session (a password change) or the one logged out.
+        session_key = event.get("session_key")
+        if not self.closing and (session_key is None or session_key == self.session_key):
+            await self._close(CLOSE_NOT_SEATED, "session ended")

@@ -1,12 +1,14 @@
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils.functional import cached_property
 
 from . import systems
 from .rendering import chance_percent, entry_display
+from .validators import validate_feed_result
 
 
 def new_invite_token() -> str:
@@ -34,6 +36,24 @@ class Campaign(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("campaign_detail", args=[self.pk])
+
+    def clean(self) -> None:
+        self.options = self.options if self.options is not None else {}
+        if not isinstance(self.options, dict):
+            raise ValidationError({"options": "The table's options must be a set of named switches."})
+        try:
+            system = systems.get(self.system)
+        except KeyError:
+            return  # the system field reports the unknown system itself
+        known = {key for key, _label, _help in system.options}
+        errors = []
+        for key, value in self.options.items():
+            if key not in known:
+                errors.append(f"{system.label} has no optional rule called {key!r}.")
+            elif not isinstance(value, bool):
+                errors.append(f"The optional rule {key!r} is on or off, not {value!r}.")
+        if errors:
+            raise ValidationError({"options": errors})
 
     def is_gm(self, user) -> bool:
         return user.is_authenticated and user.pk == self.gm_id
@@ -88,7 +108,7 @@ class FeedEntry(models.Model):
     label = models.CharField(max_length=200)
     request = models.JSONField(default=dict)
     # Every die face, the outcome and what changed on the sheet, as the engine reported it.
-    result = models.JSONField(default=dict)
+    result = models.JSONField(default=dict, blank=True, validators=[validate_feed_result])
     summary = models.CharField(max_length=300, blank=True)
     # The exact chance the roll had before it was made, as "numerator/denominator"; blank if none.
     chance = models.CharField(max_length=80, blank=True)

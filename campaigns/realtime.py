@@ -28,6 +28,11 @@ def table_group(campaign_id: int) -> str:
     return f"table-{campaign_id}"
 
 
+def user_group(user_id: int) -> str:
+    """Every table socket of one user, whatever the table: how a logout or password change reaches them."""
+    return f"user-{user_id}"
+
+
 _collecting = threading.local()
 
 
@@ -37,7 +42,7 @@ def collected_broadcasts():
     (group, event) pairs, for an async caller (the table socket) to send from its own event loop.
 
     Sending from the worker thread would cost another thread hop per roll (async_to_sync back onto the
-    loop), the biggest single cost on the click-to-feed path (shared/PERFORMANCE.md).
+    loop), the biggest single cost on the click-to-feed path (bench/table.py measures it).
     """
     _collecting.events = []
     try:
@@ -47,6 +52,10 @@ def collected_broadcasts():
 
 
 def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
+    _group_send_on_commit(table_group(campaign_id), build_event)
+
+
+def _group_send_on_commit(group: str, build_event: Callable[[], dict]) -> None:
     """Broadcast only once the change is committed, so nobody hears of a rolled-back row.
 
     A layer outage (or a rendering bug) must not turn a saved change into a 500: the row is saved, and
@@ -56,21 +65,30 @@ def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
     def send() -> None:
         collected = getattr(_collecting, "events", None)
         if collected is not None:
-            collected.append((table_group(campaign_id), build_event()))
+            collected.append((group, build_event()))
             return
         layer = get_channel_layer()
         if layer is None:
             return
         try:
-            async_to_sync(layer.group_send)(table_group(campaign_id), build_event())
+            async_to_sync(layer.group_send)(group, build_event())
         except Exception:
-            logger.exception("broadcast to table %s failed", campaign_id)
+            logger.exception("broadcast to %s failed", group)
 
     transaction.on_commit(send)
 
 
 def member_removed(*, campaign_id: int, user_id: int) -> None:
     _send_on_commit(campaign_id, lambda: {"type": "member.removed", "user_id": user_id})
+
+
+def sessions_ended(*, user_id: int, session_key: str | None = None) -> None:
+    """Close the user's table sockets: those opened with ``session_key`` (a logout), or all (None).
+
+    Sockets that miss this event (the layer dropped it) are still closed by their next heartbeat, which
+    checks the session again (consumers.TableConsumer.client_ping).
+    """
+    _group_send_on_commit(user_group(user_id), lambda: {"type": "session.ended", "session_key": session_key})
 
 
 def entry_frame(entry, variant: str) -> str:

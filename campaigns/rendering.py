@@ -6,7 +6,7 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
 1. The dice box, from ``rules.notation.render_data``::
 
        {"kind": "expression" | "five_by_five", "notation": "4d6kh3+2", "total": 13,
-        "target": 12 | None, "success": True | False | None,
+        "target": 12 | None, "success": True | False | None, "outcome": Outcome value,
         "trump": bool, "doubles": bool,                        # five_by_five only
         "terms": [{"kind": "dice" | "constant" | "roll_keep" | "five_by_five", "notation": "4d6kh3",
                    "sign": 1 | -1, "bonus": 0, "value": 11,
@@ -15,8 +15,9 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
 2. A sheet roll (a click on a descriptor, trait or skill)::
 
        {"dice": [{"face": 6, "kept": True, "exploded": False, "trump": False}, ...],
-        "outcome": "Success" | "Failure" | "Trump" | any short text,
-        "total": 11 | None}
+        "outcome": Outcome value ("success", "trump", "none", ...),
+        "outcome_label": "hit" | "greater success" | "" (the system's own word; blank: the outcome's),
+        "total": 11 | None, "changes": [str, ...], ...the system's extra keys}
 
    A die may carry ``"faces": [10, 7]`` instead of ``"face"`` when it exploded into a chain;
    ``kept``, ``exploded`` and ``trump`` default to True, False and False.
@@ -24,9 +25,12 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
 The display handed to ``templates/campaigns/_feed_entry.html`` is::
 
     {"groups": [{"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...]}],
-     "total": int | None, "outcome": str, "tone": "success" | "failure" | "trump" | "",
-     "notes": [str, ...], "show_summary": bool}
+     "total": int | None, "outcome": str (the words shown), "outcome_value": Outcome value | "",
+     "tone": one of OUTCOME_TONES' values, "notes": [str, ...], "show_summary": bool}
     Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool}
+
+The colour comes from the outcome's value alone (:data:`OUTCOME_TONES`); an entry stored before outcomes
+were typed shows its text uncoloured.
 """
 
 from __future__ import annotations
@@ -35,7 +39,34 @@ from fractions import Fraction
 
 from django.template.loader import render_to_string
 
+from rules.dice import Outcome
+
 MAX_DICE_SHOWN = 200  # a 1000-die roll still renders; the rest is summed in the total
+MAX_OUTCOME_LABEL = 80
+
+#: The colour each outcome is drawn in (the ``outcome-<tone>`` classes of static/css/app.css).
+OUTCOME_TONES: dict[Outcome, str] = {
+    Outcome.NONE: "plain",
+    Outcome.SUCCESS: "success",
+    Outcome.FAILURE: "failure",
+    Outcome.TRUMP: "trump",
+    Outcome.CRITICAL: "success",
+    Outcome.MIXED: "mixed",
+    Outcome.FUMBLE: "failure",
+    Outcome.GREATER: "success",
+}
+
+#: What the feed says for an outcome a system did not word itself; blank: nothing to say (a damage sum).
+OUTCOME_WORDS: dict[Outcome, str] = {
+    Outcome.NONE: "",
+    Outcome.SUCCESS: "success",
+    Outcome.FAILURE: "failure",
+    Outcome.TRUMP: "trump!",
+    Outcome.CRITICAL: "critical",
+    Outcome.MIXED: "mixed",
+    Outcome.FUMBLE: "fumble",
+    Outcome.GREATER: "greater success",
+}
 
 
 def _int_or_none(value) -> int | None:
@@ -67,18 +98,20 @@ def _dice(raw_dice) -> list[dict]:
     return [die for die in (_die(raw) for raw in raw_dice[:MAX_DICE_SHOWN]) if die is not None]
 
 
-def _tone(outcome: str) -> str:
-    """Colour an outcome text by its meaning; sheet systems word their outcomes differently."""
-    words = outcome.lower()
-    if "trump" in words:
-        return "trump"
-    if any(word in words for word in ("fail", "fumble", "miss", "botch")):
-        return "failure"
-    if any(word in words for word in ("success", "hit", "critical", "pass", "greater")):
-        return "success"
-    if "mixed" in words:
-        return "mixed"
-    return ""
+def _outcome_parts(value, label) -> dict:
+    """The words, value and tone of a stored outcome (and the system's own word for it, if any)."""
+    label = label[:MAX_OUTCOME_LABEL] if isinstance(label, str) else ""
+    try:
+        outcome = Outcome(value)
+    except ValueError:
+        # Stored before outcomes were typed: show its words as they are, uncoloured.
+        text = value[:MAX_OUTCOME_LABEL] if isinstance(value, str) else ""
+        return {"outcome": label or text, "outcome_value": "", "tone": OUTCOME_TONES[Outcome.NONE]}
+    return {
+        "outcome": label or OUTCOME_WORDS[outcome],
+        "outcome_value": outcome.value,
+        "tone": OUTCOME_TONES[outcome],
+    }
 
 
 def _notation_display(result: dict) -> dict:
@@ -101,35 +134,31 @@ def _notation_display(result: dict) -> dict:
                 "constant": term.get("kind") == "constant",
             }
         )
-    success = result.get("success")
     notes = []
     if result.get("kind") == "five_by_five":
-        outcome = "Trump!" if trump else ("Success" if success else "Failure")
         if result.get("doubles"):
             notes.append("doubles")
-    elif success is None:
-        outcome = ""
-    else:
-        outcome = "Success" if success else "Failure"
-        if _int_or_none(result.get("target")) is not None:
-            notes.append(f"vs {result['target']}")
+    elif _int_or_none(result.get("target")) is not None:
+        notes.append(f"vs {result['target']}")
+    outcome = result.get("outcome")
+    if outcome is None:
+        # A dice box roll stored before it carried its outcome: its success and trump flags say it.
+        success = result.get("success")
+        outcome = Outcome.of(success if isinstance(success, bool) else None, trump=trump)
     return {
         "groups": groups,
         "total": _int_or_none(result.get("total")),
-        "outcome": outcome,
-        "tone": "trump" if trump else _tone(outcome),
+        **_outcome_parts(outcome, ""),
         "notes": notes,
     }
 
 
 def _sheet_display(result: dict) -> dict:
-    outcome = str(result.get("outcome") or "")[:80]
     dice = _dice(result.get("dice"))
     return {
         "groups": [{"label": "", "sign": "", "bonus": 0, "dice": dice, "constant": False}],
         "total": _int_or_none(result.get("total")),
-        "outcome": outcome,
-        "tone": "trump" if any(die["trump"] for die in dice) and not _tone(outcome) else _tone(outcome),
+        **_outcome_parts(result.get("outcome"), result.get("outcome_label")),
         "notes": [],
         # A sheet roll's summary explains the arithmetic ("2 x 3 = 6 vs 4"); the dice box's repeats the dice.
         "show_summary": True,

@@ -144,12 +144,10 @@ def _feed_entry_save(
             visibility=visibility,
             idempotency_key=idempotency_key or None,
         )
-        # Relations and JSON come from server code (a chat line's result is rightly empty); the unique
-        # constraints are the database's to enforce (a race on one idempotency key surfaces as
-        # IntegrityError, handled by the caller). The text columns are still checked.
-        entry.full_clean(
-            exclude=["campaign", "author", "request", "result"], validate_constraints=False
-        )
+        # Relations come from server code; the unique constraints are the database's to enforce (a race
+        # on one idempotency key surfaces as IntegrityError, handled by the caller). The text columns and
+        # the result (its shape, its outcome, no NaN) are checked, so a system's bad result never lands.
+        entry.full_clean(exclude=["campaign", "author", "request"], validate_constraints=False)
         entry.save()
         realtime.entry_created(entry)
     return entry, True
@@ -165,7 +163,14 @@ DEFAULT_RATE_LIMITS = {"roll": (10, 10), "chat": (10, 10)}
 
 
 class RateLimited(CampaignError):
-    """Too many rolls or chat lines in a short time; the message says how long to wait."""
+    """Too many rolls or chat lines in a short time; the message says how long to wait.
+
+    ``retry_after`` is the same wait in whole seconds, for a ``Retry-After`` header.
+    """
+
+    def __init__(self, message: str, *, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 def rate_limit_check(*, user, action: str) -> None:
@@ -187,7 +192,8 @@ def rate_limit_check(*, user, action: str) -> None:
         wait = max(1, int((window + 1) * seconds - time.time()) + 1)
         noun = "rolls" if action == "roll" else "messages"
         raise RateLimited(
-            f"Slow down: at most {allowed} {noun} every {seconds} seconds. Try again in {wait} s."
+            f"Slow down: at most {allowed} {noun} every {seconds} seconds. Try again in {wait} s.",
+            retry_after=wait,
         )
 
 

@@ -13,7 +13,7 @@ from rules.dice import RulesError
 from rules.notation import NotationError
 
 from . import hooks, selectors, services
-from .forms import CampaignForm
+from .forms import CampaignForm, IdField
 from .models import Campaign, Visibility
 
 
@@ -194,9 +194,9 @@ def table_feed(request, campaign_id: int):
     """Older feed entries: the next page for the scrolling feed, or a plain history page without htmx."""
     campaign = selectors.campaign_for_member(request.user, campaign_id)
     try:
-        before_seq = int(request.GET.get("before", ""))
-    except ValueError:
-        before_seq = None
+        before_seq = IdField(required=False).clean(request.GET.get("before", ""))
+    except ValidationError:
+        before_seq = None  # an unreadable page marker: the newest page
     entries, older_than = selectors.feed_for_viewer(request.user, campaign, before_seq=before_seq)
     context = {"campaign": campaign, "entries": entries, "older_than": older_than}
     template = "campaigns/table_history.html"
@@ -215,6 +215,12 @@ def _dice_box_response(request, campaign, form, *, status=200, notation_error=No
         )
     context = _table_context(request, campaign, dice_form=form, notation_error=notation_error)
     return TemplateResponse(request, "campaigns/table.html", context, status=status)
+
+
+def _rate_limited(response, error: services.RateLimited):
+    response.status_code = 429
+    response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 @require_POST
@@ -240,10 +246,13 @@ def table_roll(request, campaign_id: int):
         return _dice_box_response(
             request, campaign, form, status=200 if request.htmx else 400, notation_error=shown
         )
+    except services.RateLimited as error:
+        # 429 on every path, htmx included (base.html's htmx-config swaps it so the message shows).
+        form.add_error(None, str(error))
+        return _rate_limited(_dice_box_response(request, campaign, form, status=429), error)
     except (RulesError, services.CampaignError) as error:
         form.add_error(None, str(error))
-        status = 429 if isinstance(error, services.RateLimited) else 400
-        return _dice_box_response(request, campaign, form, status=200 if request.htmx else status)
+        return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
     if request.htmx:
         # A fresh form (and key) for the next roll; the choice of visibility and character sticks.
         fresh = _dice_form(request, campaign)
@@ -257,6 +266,7 @@ def table_chat(request, campaign_id: int):
     campaign = selectors.campaign_for_member(request.user, campaign_id)
     form = _chat_form(request.POST)
     status = 200
+    limited = None
     if form.is_valid():
         try:
             services.chat_line_create(
@@ -267,7 +277,9 @@ def table_chat(request, campaign_id: int):
             )
         except services.CampaignError as error:
             form.add_error("text", str(error))
-            status = 429 if isinstance(error, services.RateLimited) else 400
+            status = 400
+            if isinstance(error, services.RateLimited):
+                limited = error
         else:
             if not request.htmx:
                 return redirect("table", campaign.pk)
@@ -275,9 +287,11 @@ def table_chat(request, campaign_id: int):
     else:
         status = 400
     if request.htmx:
-        return TemplateResponse(
+        response = TemplateResponse(
             request, "campaigns/table.html#chat-box", {"campaign": campaign, "chat_form": form}
         )
-    return TemplateResponse(
-        request, "campaigns/table.html", _table_context(request, campaign, chat_form=form), status=status
-    )
+    else:
+        response = TemplateResponse(
+            request, "campaigns/table.html", _table_context(request, campaign, chat_form=form), status=status
+        )
+    return _rate_limited(response, limited) if limited else response

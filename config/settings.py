@@ -6,6 +6,7 @@ no services. ``DATABASE_URL`` switches to PostgreSQL, ``REDIS_URL`` to channels-
 environment).
 """
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -77,7 +78,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # Django's LoginRequiredMiddleware, but an htmx request is sent to the login page as a full page.
+    "campaigns.middleware.LoginRequiredMiddleware",
+    "campaigns.middleware.NoStoreForUsersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -128,16 +131,39 @@ else:
         }
     }
 
+
+def default_layer_prefix(database: dict) -> str:
+    """A channel-layer prefix of this deployment's own, derived from the database it writes to.
+
+    Redis pub/sub ignores the database number in REDIS_URL, so two deployments on one Redis server
+    would hear each other's tables without distinct prefixes. Workers of one deployment share one
+    database and so one prefix; two deployments never share a database. SECRET_KEY is left out on
+    purpose: rotating it worker by worker would split one deployment's table in two.
+    """
+    identity = "|".join(str(database.get(part) or "") for part in ("ENGINE", "HOST", "PORT", "NAME"))
+    return "tabletop-" + hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+# Set it explicitly when the workers of one deployment reach the database under different addresses.
+CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX") or default_layer_prefix(DATABASES["default"])
+
+# How many worker processes serve this deployment: uvicorn and gunicorn both take WEB_CONCURRENCY as
+# their worker count, and campaigns.checks warns when several run on the in-memory layer.
+try:
+    WEB_WORKERS = int(os.environ.get("WEB_CONCURRENCY") or 1)
+except ValueError:
+    raise ImproperlyConfigured("WEB_CONCURRENCY must be a whole number of workers") from None
+
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
             # Redis pub/sub rather than channels-redis' list-based core layer: a table's broadcast reaches
             # the workers that have sockets in the group and nothing is left queued in Redis, so there
             # are no stale group members after a restart and no capacity to tune; it also halves the
-            # broadcast cost (bench/table.py, shared/PERFORMANCE.md). Delivery is at most once either
+            # broadcast cost (bench/table.py). Delivery is at most once either
             # way: every entry is saved first and a reconnecting page catches up from the database.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": CHANNEL_LAYER_PREFIX},
         }
     }
 else:

@@ -15,15 +15,8 @@ from sheets.combat import EncounterError
 from sheets.registry import combat_for as rules_for
 
 from . import encounters as services
+from .forms import ActForm, AddCharacterForm, EncounterForm, NpcNameForm, RemoveForm, VersionForm, refusal
 from .models import Encounter
-
-
-class EncounterForm(forms.Form):
-    name = forms.CharField(max_length=80, initial="Fight")
-
-
-class NpcNameForm(forms.Form):
-    name = forms.CharField(max_length=80, label="NPC name")
 
 
 def _styled(form: forms.Form) -> forms.Form:
@@ -66,10 +59,8 @@ def _encounter_context(request, campaign, encounter):
         ],
         "npc_form": _styled(combat.npc_form_class(prefix="npc")),
         "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
-        "npc_name_form": _styled(NpcNameForm()),
-        "addable": campaign.characters.exclude(combatants__encounter=encounter).order_by("is_npc", "name")
-        if encounter.status == Encounter.Status.SETUP
-        else [],
+        "npc_name_form": _styled(NpcNameForm(initial={"version": encounter.version})),
+        "addable": _addable(campaign, encounter) if encounter.status == Encounter.Status.SETUP else [],
     }
 
 
@@ -115,63 +106,82 @@ def encounter_panel(request, campaign_id: int):
     return TemplateResponse(request, "play/encounter_panel.html", _panel_context(request, campaign))
 
 
+def _addable(campaign, encounter):
+    return campaign.characters.exclude(combatants__encounter=encounter).order_by("is_npc", "name")
+
+
+def _valid(form: forms.Form, what: str, *others: forms.Form) -> forms.Form:
+    """``form`` once it and ``others`` are all valid, else an EncounterError naming each field at fault."""
+    if not all([f.is_valid() for f in (form, *others)]):
+        raise EncounterError(refusal(what, form, *others))
+    return form
+
+
 @require_POST
 def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     campaign = campaign_for_gm(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
-    try:
-        version = int(request.POST.get("version", ""))
-    except ValueError:
-        version = -1
+    post = request.POST
     roller = Roller(system_random())
     try:
         if verb == "add-character":
-            character = get_object_or_404(campaign.characters, pk=request.POST.get("character") or 0)
-            services.combatant_add_character(encounter=encounter, character=character)
+            form = _valid(AddCharacterForm(post, characters=_addable(campaign, encounter)), "the character")
+            _same_version(encounter, form)
+            services.combatant_add_character(encounter=encounter, character=form.cleaned_data["character"])
         elif verb == "add-npc":
-            name_form = NpcNameForm(request.POST)
-            npc_form = rules_for(campaign).npc_form_class(request.POST, prefix="npc")
-            if not (name_form.is_valid() & npc_form.is_valid()):
-                raise EncounterError(
-                    "Check the NPC: "
-                    + " ".join(
-                        f"{name}: {' '.join(errors)}"
-                        for form in (name_form, npc_form)
-                        for name, errors in form.errors.items()
-                    )
-                )
+            npc_form = rules_for(campaign).npc_form_class(post, prefix="npc")
+            form = _valid(NpcNameForm(post), "the NPC", npc_form)
+            _same_version(encounter, form)
             services.combatant_add_npc(
-                encounter=encounter, name=name_form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
+                encounter=encounter, name=form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
             )
         elif verb == "start":
-            data = {k.removeprefix("start-"): v for k, v in request.POST.items() if k.startswith("start-")}
+            form = _valid(VersionForm(post), "the start")
             services.encounter_start(
-                encounter=encounter, version=version, roller=roller, author=request.user, data=data
+                encounter=encounter,
+                version=form.cleaned_data["version"],
+                roller=roller,
+                author=request.user,
+                data=post,
+                prefix="start",
             )
         elif verb == "act":
-            key = request.POST.get("action", "")
-            data = {k.removeprefix(f"{key}-"): v for k, v in request.POST.items() if k.startswith(f"{key}-")}
-            target = request.POST.get("target")
+            form = _valid(ActForm(post), "the action")
+            key = form.cleaned_data["action"]
             services.encounter_act(
                 encounter=encounter,
-                version=version,
-                actor_id=int(request.POST.get("actor") or 0),
+                version=form.cleaned_data["version"],
+                actor_id=form.cleaned_data["actor"],
                 action=key,
-                target_id=int(target) if target and target.isdigit() else None,
-                data=data,
+                target_id=form.cleaned_data["target"],
+                data=post,
+                prefix=key,
                 roller=roller,
                 author=request.user,
             )
         elif verb == "next":
-            services.encounter_next_turn(encounter=encounter, version=version, author=request.user)
+            form = _valid(VersionForm(post), "the turn")
+            services.encounter_next_turn(
+                encounter=encounter, version=form.cleaned_data["version"], author=request.user
+            )
         elif verb == "end":
-            services.encounter_end(encounter=encounter, version=version)
+            form = _valid(VersionForm(post), "the end")
+            services.encounter_end(encounter=encounter, version=form.cleaned_data["version"])
         elif verb == "remove":
+            form = _valid(RemoveForm(post), "the removal")
             services.combatant_remove(
-                encounter=encounter, version=version, combatant_id=int(request.POST.get("combatant") or 0)
+                encounter=encounter,
+                version=form.cleaned_data["version"],
+                combatant_id=form.cleaned_data["combatant"],
             )
         else:
             raise EncounterError("Unknown encounter action.")
     except EncounterError as refused:
         messages.error(request, str(refused))
     return redirect(encounter)
+
+
+def _same_version(encounter, form: forms.Form) -> None:
+    """Adding leaves the version alone, but a page drawn before the fight moved on must look again first."""
+    if form.cleaned_data["version"] != encounter.version:
+        raise EncounterError("The encounter moved on since this page was loaded; look again and retry.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
@@ -15,9 +16,10 @@ from campaigns import realtime
 from campaigns.models import Visibility
 from campaigns.services import feed_entry_create
 from rules.dice import Roller, RulesError
-from sheets.combat import EncounterError, Logged, checked
+from sheets.combat import EncounterError, RollResult
 from sheets.registry import combat_for as rules_for
 
+from .forms import cleaned
 from .models import Combatant, Encounter
 
 
@@ -32,14 +34,14 @@ def _announce(encounter: Encounter) -> None:
     realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter")
 
 
-def _log(encounter: Encounter, lines: list[Logged], *, author) -> None:
+def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
     for line in lines:
         feed_entry_create(
             campaign=encounter.campaign,
             author=author,
             character=line.character,
             label=f"{encounter.name}: {line.label}",
-            request={"encounter": encounter.pk, "round": encounter.round},
+            request={**line.request, "encounter": encounter.pk, "round": encounter.round},
             result=line.result(),
             summary=line.summary,
             chance=line.chance,
@@ -68,13 +70,15 @@ def combatant_add_character(*, encounter: Encounter, character) -> Combatant:
         raise EncounterError("Only characters at this table can join its encounters.")
     if encounter.combatants.filter(character=character).exists():
         raise EncounterError(f"{character.name} is already in this encounter.")
-    combatant = Combatant.objects.create(
+    combatant = Combatant(
         encounter=encounter,
         character=character,
         name=character.name,
         side=Combatant.Side.GM if character.is_npc else Combatant.Side.PLAYERS,
         position=encounter.combatants.count(),
     )
+    _checked(combatant)
+    combatant.save()
     _announce(encounter)
     return combatant
 
@@ -82,27 +86,38 @@ def combatant_add_character(*, encounter: Encounter, character) -> Combatant:
 @transaction.atomic
 def combatant_add_npc(*, encounter: Encounter, name: str, cleaned_data: dict[str, Any]) -> Combatant:
     stats = rules_for(encounter.campaign).npc_stats(cleaned_data)
-    combatant = Combatant.objects.create(
+    combatant = Combatant(
         encounter=encounter,
         name=name.strip()[:80] or "NPC",
         side=Combatant.Side.GM,
         stats=stats,
         position=encounter.combatants.count(),
     )
+    _checked(combatant)
+    combatant.save()
     _announce(encounter)
     return combatant
 
 
 @transaction.atomic
 def encounter_start(
-    *, encounter: Encounter, version: int, roller: Roller, author, data: dict[str, Any] | None = None
+    *,
+    encounter: Encounter,
+    version: int,
+    roller: Roller,
+    author,
+    data: Any = None,
+    prefix: str | None = None,
 ) -> Encounter:
+    """Roll the turn order. ``data`` (read under ``prefix``) fills the system's start form; None keeps its
+    defaults."""
     _claim(encounter, version)
     if encounter.status != Encounter.Status.SETUP:
         raise EncounterError("This encounter has already started.")
     start_form_class = rules_for(encounter.campaign).start_form_class
-    if start_form_class is not None and data:
-        encounter.state = {**encounter.state, "start": checked(start_form_class, data, "start options")}
+    if start_form_class is not None and data is not None:
+        options = cleaned(start_form_class, data, prefix=prefix, what="the start options")
+        encounter.state = {**encounter.state, "start": options}
     combatants = combatants_of(encounter)
     if not any(c.side == Combatant.Side.PLAYERS for c in combatants) or not any(
         c.side == Combatant.Side.GM for c in combatants
@@ -124,9 +139,21 @@ def encounter_start(
     return encounter
 
 
+def _checked(combatant: Combatant) -> None:
+    """Refuse to store what a system's rules wrote into a combatant unless it is plain, bounded JSON."""
+    try:
+        # The relations were set by this module; the columns the rules write are what needs checking.
+        combatant.full_clean(
+            exclude=["encounter", "character"], validate_unique=False, validate_constraints=False
+        )
+    except ValidationError as error:
+        raise EncounterError(f"{combatant.name} could not be saved: " + " ".join(error.messages)) from None
+
+
 def _save(encounter: Encounter, combatants: list[Combatant]) -> None:
     encounter.save(update_fields=["status", "round", "turn", "state"])
     for combatant in combatants:
+        _checked(combatant)
         combatant.save(update_fields=["initiative", "position", "stats", "state", "out"])
 
 
@@ -136,10 +163,10 @@ def current_actor(encounter: Encounter, combatants: list[Combatant]) -> Combatan
     return rules_for(encounter.campaign).current_actor(encounter, combatants)
 
 
-def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> list[Logged]:
+def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> list[RollResult]:
     """Move the turn past combatants who are out, starting a new round when the order wraps."""
     combat = rules_for(encounter.campaign)
-    lines: list[Logged] = []
+    lines: list[RollResult] = []
     if not any(not combat.is_out(c) for c in combatants):
         return lines
     # A round may hold more turns than combatants (FREE/FALL resolves each declared action in turn).
@@ -151,7 +178,7 @@ def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> l
     return lines
 
 
-def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> list[Logged]:
+def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> list[RollResult]:
     """End the current turn and begin the next one (a new round when the order wraps)."""
     combat = rules_for(encounter.campaign)
     lines = combat.end_turn(encounter, current_actor(encounter, combatants), author)
@@ -175,10 +202,13 @@ def encounter_act(
     actor_id: int,
     action: str,
     target_id: int | None,
-    data: dict[str, Any],
+    data: Any,
     roller: Roller,
     author,
-) -> list[Logged]:
+    prefix: str | None = None,
+) -> list[RollResult]:
+    """Do ``action``. ``data`` (a POST, read under ``prefix``) fills the action's own form; the system gets
+    only its cleaned data."""
     _claim(encounter, version)
     combatants = combatants_of(encounter)
     actor = current_actor(encounter, combatants)
@@ -193,8 +223,14 @@ def encounter_act(
         target = next((c for c in offered[action].targets if c.pk == target_id), None)
         if target is None:
             raise EncounterError("Pick a target for that action.")
+    form_class = offered[action].form_class
+    options = (
+        cleaned(form_class, data, prefix=prefix, what=f"the options of {offered[action].label}")
+        if form_class is not None
+        else {}
+    )
     try:
-        lines = combat.act(encounter, actor, action, target, data, roller, author)
+        lines = combat.act(encounter, actor, action, target, options, roller, author)
     except RulesError as error:
         raise EncounterError(str(error)) from None
     if combat.turn_over(encounter, actor, action):

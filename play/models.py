@@ -1,10 +1,12 @@
 """Play at the table: encounters the GM runs and the rolls the GM asks for."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
 from campaigns.models import Campaign, FeedEntry, Visibility
+from campaigns.validators import check_json_object
 from sheets.combat import Side
 from sheets.models import Character
 
@@ -58,11 +60,28 @@ class Combatant(models.Model):
     state = models.JSONField(default=dict, blank=True)
     out = models.BooleanField(default=False)
 
+    # A few numbers and flags per combatant; a system storing more than this is storing the wrong thing.
+    MAX_JSON_CHARS = 20_000
+
     class Meta:
         ordering = ["position", "pk"]
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        errors = {}
+        for column in ("stats", "state"):
+            try:
+                check_json_object(
+                    getattr(self, column),
+                    what=f"{self.name or 'The combatant'}'s {column}",
+                    max_chars=self.MAX_JSON_CHARS,
+                )
+            except ValidationError as error:
+                errors[column] = error.messages
+        if errors:
+            raise ValidationError(errors)
 
 
 class RollRequest(models.Model):

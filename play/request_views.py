@@ -16,6 +16,7 @@ from sheets import selectors
 from sheets.registry import system_for
 
 from . import requests as roll_requests
+from .forms import AnswerForm, IdsChoiceField
 from .models import RollRequestTarget
 
 OPTIONS_PREFIX = "opt"
@@ -25,7 +26,7 @@ class RequestForm(forms.Form):
     label = forms.CharField(
         max_length=120, initial="Roll", help_text="What you ask for, e.g. “Spot the ambush”."
     )
-    characters = forms.ModelMultipleChoiceField(
+    characters = IdsChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
         error_messages={"required": "Pick at least one character."},
@@ -133,17 +134,21 @@ def sheet_request_roll(request, character_id: int, target_id: int):
     character = selectors.character_for_editor(request.user, character_id)
     target = get_object_or_404(RollRequestTarget, pk=target_id, character=character)
     error = ""
-    try:
-        roll_requests.roll_request_answer(
-            target=target,
-            key=request.POST.get("key", "")[:80],
-            roller=Roller(system_random()),
-            author=request.user,
-        )
-    except KeyError:
+    answer = AnswerForm(request.POST)
+    if not answer.is_valid():  # no key, or longer than any roll button's
         error = "That is not something this sheet can roll."
-    except (roll_requests.RequestError, ValidationError, RulesError) as refused:
-        error = " ".join(refused.messages) if isinstance(refused, ValidationError) else str(refused)
+    else:
+        try:
+            roll_requests.roll_request_answer(
+                target=target,
+                key=answer.cleaned_data["key"],
+                roller=Roller(system_random()),
+                author=request.user,
+            )
+        except KeyError:
+            error = "That is not something this sheet can roll."
+        except (roll_requests.RequestError, ValidationError, RulesError) as refused:
+            error = " ".join(refused.messages) if isinstance(refused, ValidationError) else str(refused)
     response = sheet_requests(request, character_id)
     response.context_data["error"] = error
     if error:

@@ -8,9 +8,36 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Protocol
 
 MAX_DICE = 1000
+
+
+class Outcome(StrEnum):
+    """What a roll came to, in every engine's terms; the value is what a feed entry stores.
+
+    A system may word an outcome its own way for the player ("hit", "greater success"); the meaning,
+    and so the colour the feed gives it, is always one of these.
+    """
+
+    NONE = "none"  # a roll that neither succeeds nor fails: damage, initiative, a plain sum
+    SUCCESS = "success"
+    FAILURE = "failure"
+    TRUMP = "trump"  # Five by Five: a die at or above the trump face succeeds whatever the product
+    CRITICAL = "critical"  # Triad: the total beats the Difficulty by the critical margin
+    MIXED = "mixed"  # Triad: the task is done, but the failure's consequence lands too
+    FUMBLE = "fumble"  # Triad: the kept die shows a 1
+    GREATER = "greater"  # FREE/FALL: two or more dice made the target number
+
+    @classmethod
+    def of(cls, success: bool | None, *, trump: bool = False) -> Outcome:
+        """The outcome of a roll that passes or fails (None: there was nothing to pass)."""
+        if trump:
+            return cls.TRUMP
+        if success is None:
+            return cls.NONE
+        return cls.SUCCESS if success else cls.FAILURE
 
 
 class RulesError(ValueError):

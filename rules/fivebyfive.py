@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 
-from rules.dice import Roller, RulesError, check_faces
+from rules.dice import Outcome, Roller, RulesError, check_faces
 
 # --------------------------------------------------------------------------- ladder
 
@@ -67,7 +67,6 @@ MAX_TWELVES = 2
 MAX_LEGENDARY = 1
 NEW_DESCRIPTOR_COST = 2
 POOR_SWAP_COST = 5
-XP_PER_SESSION = 1
 
 #: A d6 result that shows this or more is a trump; a spent doubles token lowers it to 5.
 TRUMP_FACE = 6
@@ -95,15 +94,6 @@ def _rank(value: object, *, what: str = "A descriptor value") -> int:
         ladder = ", ".join(str(r) for r in RANKS)
         raise RulesError(f"{what} must be one of {ladder}, not {value!r}.")
     return value  # type: ignore[return-value]
-
-
-def rank_label(value: int | None) -> str:
-    """A short label for a rank, e.g. 'competent (4)' or 'no chance'."""
-    if value is None:
-        return "no chance"
-    _rank(value)
-    name = RANK_NAMES.get(value)
-    return f"{name} ({value})" if name else f"rank {value}"
 
 
 def shift(value: int, steps: int) -> int | None:
@@ -231,6 +221,10 @@ class Check:
     def product(self) -> int | None:
         return self.dice[0] * self.dice[1] if len(self.dice) == 2 else None
 
+    @property
+    def outcome(self) -> Outcome:
+        return Outcome.of(self.success, trump=self.trump)
+
 
 def check(value: int | None, dice: Iterable[int], *, doubles_token: bool = False) -> Check:
     """Read a 5x5 check: any trump succeeds, else the product must be <= min(value, 16)."""
@@ -271,43 +265,6 @@ def chance(value: int | None, *, doubles_token: bool = False) -> Fraction:
     return odds["trump"] + odds["success"]
 
 
-def doubles_chance(value: int | None) -> Fraction:
-    """Chance that a check against ``value`` rolls doubles and so earns a token."""
-    return Fraction(1, 6) if dice_for(value) == 2 else Fraction(0)
-
-
-def percent_label(p: Fraction) -> str:
-    """A whole-percent label for a button, rounded half up (e.g. 19/36 -> '53%')."""
-    hundred = p * 100
-    return f"{int(hundred + Fraction(1, 2))}%"
-
-
-@dataclass(frozen=True)
-class TaskOdds:
-    """What a roll button shows: the value rolled against and its chance with and without a token."""
-
-    value: int
-    target: int | None
-    plain: Fraction
-    with_token: Fraction
-
-    @property
-    def label(self) -> str:
-        return percent_label(self.plain)
-
-    @property
-    def token_label(self) -> str:
-        return percent_label(self.with_token)
-
-
-def task_odds(
-    value: int, *, steps: int = 0, advanced: bool = False, aspect: AspectRating = AspectRating.AVERAGE
-) -> TaskOdds:
-    """Exact chance of a check after all shifts, both without and with a spent doubles token."""
-    target = effective_value(value, steps=steps, advanced=advanced, aspect=aspect)
-    return TaskOdds(value, target, chance(target), chance(target, doubles_token=True))
-
-
 # --------------------------------------------------------------------------- task rolls
 
 
@@ -325,6 +282,11 @@ class TaskRoll:
     token_spent: bool
     token_earned: bool  # a new token actually gained (not already holding one)
     token_held: bool  # holds a token after this roll
+
+    @property
+    def outcome(self) -> Outcome:
+        """Trump, success or failure: a trump is a success the feed marks apart."""
+        return Outcome.of(self.success, trump=self.trump)
 
     def replay(self) -> Check:
         """The same check read again from the logged faces."""
@@ -440,58 +402,6 @@ def _chain_at_least(t: int, kind: str, doubles_token: bool) -> Fraction:
         total += p**k * sum((w for part, w in parts.items() if per * k + part >= t), Fraction(0))
         k += 1
     return total + p**k * closing / (1 - p)
-
-
-def _chain_exactly(t: int, kind: str, doubles_token: bool) -> Fraction:
-    per, p, parts = _chain_model(kind, doubles_token)
-    return sum(
-        (
-            p**k * w
-            for part, w in parts.items()
-            for k in [(t - part) // per]
-            if k >= 0 and per * k + part == t
-        ),
-        Fraction(0),
-    )
-
-
-def _check_up_to(up_to: int) -> None:
-    if not _is_int(up_to) or not 1 <= up_to <= 200:
-        raise RulesError(f"Show totals up to a number from 1 to 200, not {up_to!r}.")
-
-
-def damage_at_least(t: int, *, db: int, av: int, doubles_token: bool = False) -> Fraction:
-    """Exact chance that one damage roll deals ``t`` or more."""
-    _check_db_av(db, av)
-    if t <= 0:
-        return Fraction(1)
-    return _chain_at_least(t - db - av, "damage", bool(doubles_token))
-
-
-def damage_odds(*, db: int, av: int, doubles_token: bool = False, up_to: int = 20) -> dict[int, Fraction]:
-    """Exact damage odds for totals 0..up_to; the ``up_to`` entry is 'up_to or more', so they sum to 1."""
-    _check_up_to(up_to)
-    return {
-        t: damage_at_least(t, db=db, av=av, doubles_token=doubles_token)
-        - (damage_at_least(t + 1, db=db, av=av, doubles_token=doubles_token) if t < up_to else 0)
-        for t in range(0, up_to + 1)
-    }
-
-
-def heal_odds(*, doubles_token: bool = False, up_to: int = 20) -> dict[int, Fraction]:
-    """Exact odds of HP restored by a healing die, 1..up_to ('up_to or more' last)."""
-    _check_up_to(up_to)
-    out = {t: _chain_exactly(t, "damage", bool(doubles_token)) for t in range(1, up_to)}
-    out[up_to] = _chain_at_least(up_to, "damage", bool(doubles_token))
-    return out
-
-
-def harm_odds(*, up_to: int = 10) -> dict[int, Fraction]:
-    """Exact odds of HP lost to harming, 1..up_to ('up_to or more' last)."""
-    _check_up_to(up_to)
-    out = {t: _chain_exactly(t, "harm", False) for t in range(1, up_to)}
-    out[up_to] = _chain_at_least(up_to, "harm", False)
-    return out
 
 
 def mean_damage(*, db: int, av: int, doubles_token: bool = False) -> Fraction:
@@ -953,28 +863,6 @@ def improvement_cost(value: int, *, advanced: bool = False) -> int:
         kind = "An advanced" if advanced else "A basic"
         raise RulesError(f"{kind} descriptor cannot go above {cap}.")
     return shift(value, 1)  # type: ignore[return-value]
-
-
-def hp_improvement_cost(hp: int) -> int:
-    """XP to raise the HP descriptor one rank: priced on HP - 10."""
-    return improvement_cost(hp_rank(hp))
-
-
-def xp_to_reach(value: int, target: int, *, advanced: bool = False) -> int:
-    """XP to raise a descriptor from ``value`` to ``target`` step by step."""
-    _rank(target)
-    if target < _rank(value):
-        raise RulesError(f"{target} is below the current value {value}.")
-    cost = 0
-    while value < target:
-        cost += improvement_cost(value, advanced=advanced)
-        value = shift(value, 1)  # type: ignore[assignment]
-    return cost
-
-
-def session_xp(*, bonus: bool = False) -> int:
-    """XP for attending a session, plus one when the GM grants a bonus."""
-    return XP_PER_SESSION + (1 if bonus else 0)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from enum import StrEnum
 from fractions import Fraction
 from math import comb
 
-from rules.dice import Roller, RulesError, check_faces
+from rules.dice import Outcome, Roller, RulesError, check_faces
 
 # ---------------------------------------------------------------------------
 # Errors
@@ -35,9 +35,9 @@ BASE_POOL = 5
 MIN_POOL = 2
 HARM_SLOTS = 3
 
-FAILURE = "failure"
-SUCCESS = "success"
-GREATER = "greater"
+FAILURE = Outcome.FAILURE
+SUCCESS = Outcome.SUCCESS
+GREATER = Outcome.GREATER
 OUTCOMES = (FAILURE, SUCCESS, GREATER)
 
 OUTCOME_TEXT = {
@@ -98,24 +98,8 @@ def pool(harm_filled: int) -> int:
     return max(MIN_POOL, BASE_POOL - filled)
 
 
-def difficulty_for(tn: int) -> Difficulty | None:
-    """The named tier a target number falls in (None below Challenging)."""
-    tn = _int(tn, "The target number", low=1)
-    for tier in sorted(Difficulty, key=lambda d: d.tn, reverse=True):
-        if tn >= tier.tn:
-            return tier
-    return None
-
-
 def _check_tn_bonus(tn: int, bonus: int) -> tuple[int, int]:
     return _int(tn, "The target number", low=1), _int(bonus, "The bonus", low=0)
-
-
-def die_succeeds(face: int, tn: int, *, bonus: int = 0) -> bool:
-    """Whether one d20 face makes the target number (a natural 20 always does)."""
-    (face,) = check_faces([face], sides=DIE)
-    tn, bonus = _check_tn_bonus(tn, bonus)
-    return face == DIE or face + bonus >= tn
 
 
 @dataclass(frozen=True)
@@ -126,7 +110,7 @@ class Check:
     tn: int
     bonus: int
     successes: int
-    outcome: str
+    outcome: Outcome
     crit: bool
     complication: bool
 
@@ -140,7 +124,7 @@ class Check:
         return self.faces.count(1)
 
 
-def _outcome(successes: int) -> str:
+def _outcome(successes: int) -> Outcome:
     return FAILURE if successes == 0 else SUCCESS if successes == 1 else GREATER
 
 
@@ -964,12 +948,6 @@ def rest(track: HarmTrack) -> HarmTrack:
     return HarmTrack(tuple(EMPTY_SLOT if s.state is SlotState.TEMP else s for s in track.slots))
 
 
-def cure(track: HarmTrack, index: int) -> HarmTrack:
-    """Clear one slot outright (a permanent harm cured through the story)."""
-    index = _int(index, "The slot", low=0, high=HARM_SLOTS - 1, field="harm")
-    return track.set(index, EMPTY_SLOT)
-
-
 class Resolve(StrEnum):
     """Ways to absorb one remaining level of harm."""
 
@@ -1062,23 +1040,6 @@ def take_hit(
         current=current,
         gear=tuple(gear),
         steps=(f"{levels} level(s) of {kind.value} harm after armor",),
-    )
-
-
-def push_limits(
-    *, kind: HarmKind | str, track: HarmTrack, current: Attributes, gear: Sequence[Gear] = ()
-) -> Incoming:
-    """The TAKE HARM prerequisite: one level that skips armor and mitigation."""
-    kind = HarmKind(kind)
-    return Incoming(
-        kind=kind,
-        levels=1,
-        remaining=1,
-        stage=Stage.RESOLVE,
-        track=track,
-        current=current,
-        gear=tuple(gear),
-        steps=(f"1 level of {kind.value} harm taken to push limits",),
     )
 
 

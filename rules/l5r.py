@@ -16,7 +16,7 @@ from functools import lru_cache
 from math import comb
 from typing import NamedTuple
 
-from rules.dice import Roller, RulesError, check_faces
+from rules.dice import Outcome, Roller, RulesError, check_faces
 
 SIDES = 10
 TEN_DICE = 10  # the Ten Dice Rule's cap on both rolled and kept dice
@@ -297,14 +297,6 @@ def die_total(chain: Sequence[int], *, explode: bool = True) -> int:
     if faces[-1] == SIDES:
         raise RulesError("This die ends on a 10, which must be rolled again.")
     return sum(faces)
-
-
-def keep_total(
-    die_totals: Sequence[int], kept: int, bonus: int = 0, *, choose: Iterable[int] | None = None
-) -> int:
-    """The highest ``kept`` die totals added, plus bonus; or the dice at the ``choose`` positions."""
-    totals = list(die_totals)
-    return sum(totals[i] for i in kept_positions(totals, kept, choose=choose)) + _int("bonus", bonus)
 
 
 def kept_positions(
@@ -626,6 +618,11 @@ class RollResult:
     success: bool | None
     explode: bool
     notation: str  # the pool actually rolled, after the Ten Dice Rule
+
+    @property
+    def outcome(self) -> Outcome:
+        """Success or failure against the TN; none for a roll without one (damage)."""
+        return Outcome.of(self.success)
 
 
 def resolve(

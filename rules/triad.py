@@ -14,17 +14,17 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache, lru_cache
 
-from rules.dice import Roller, RulesError, check_faces
+from rules.dice import Outcome, Roller, RulesError, check_faces
 
 # ---------------------------------------------------------------------------
 # Vocabulary
 # ---------------------------------------------------------------------------
 
-CRITICAL = "critical"
-SUCCESS = "success"
-MIXED = "mixed"
-FAILURE = "failure"
-FUMBLE = "fumble"
+CRITICAL = Outcome.CRITICAL
+SUCCESS = Outcome.SUCCESS
+MIXED = Outcome.MIXED
+FAILURE = Outcome.FAILURE
+FUMBLE = Outcome.FUMBLE
 #: Best first; every distribution in this module uses these keys.
 OUTCOMES = (CRITICAL, SUCCESS, MIXED, FAILURE, FUMBLE)
 
@@ -146,7 +146,7 @@ def _kept(faces: tuple[int, ...], edge: int) -> int:
     return faces[0]
 
 
-def _grade(total: int, difficulty: int, *, fumbled: bool, adv_trait: bool) -> str:
+def _grade(total: int, difficulty: int, *, fumbled: bool, adv_trait: bool) -> Outcome:
     if fumbled:
         return FUMBLE
     if total >= difficulty + CRITICAL_MARGIN:
@@ -167,7 +167,7 @@ class TaskResult:
     faces: tuple[int, ...]
     kept: int
     total: int
-    outcome: str
+    outcome: Outcome
     edge: int = 0
     adv_trait: bool = False
     #: Ability points spent on extra effort; the sheet subtracts them after the roll.
@@ -261,32 +261,6 @@ def _chance(ability: int, difficulty: int, edge: int, adv_trait: bool) -> dict[s
     return odds
 
 
-def success_chance(ability: int, difficulty: int, *, edge: int = 0,
-                   adv_trait: bool = False, include_mixed: bool = False) -> Fraction:
-    """The chance a task succeeds outright (critical or success), optionally counting mixed."""
-    odds = chance(ability, difficulty, edge=edge, adv_trait=adv_trait)
-    return odds[CRITICAL] + odds[SUCCESS] + (odds[MIXED] if include_mixed else 0)
-
-
-def total_distribution(ability: int, *, edge: int = 0) -> dict[int, Fraction]:
-    """Exact odds of each task total (the picture on a roll button); a fumble still has a total."""
-    ability = _int(ability, "The ability score", low=0, field="ability")
-    out: dict[int, Fraction] = {}
-    for (total, _), p in _side_states(ability, _edge(edge)).items():
-        out[total] = out.get(total, Fraction(0)) + p
-    return dict(sorted(out.items()))
-
-
-def at_least(distribution: Mapping[int, Fraction]) -> dict[int, Fraction]:
-    """Turn total -> P(total) into total -> P(result >= total)."""
-    out: dict[int, Fraction] = {}
-    running = Fraction(0)
-    for total in sorted(distribution, reverse=True):
-        running += distribution[total]
-        out[total] = running
-    return dict(sorted(out.items()))
-
-
 # ---------------------------------------------------------------------------
 # Exceptional tools, extra effort
 # ---------------------------------------------------------------------------
@@ -331,7 +305,7 @@ class OpposedResult:
     critical: bool
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome:
         """Side a's outcome, one of OUTCOMES."""
         return self.a.outcome
 
@@ -343,7 +317,7 @@ def _side_roll(side: Side, dice: Iterable[int]) -> tuple[tuple[int, ...], int, i
 
 
 def _opposed_grade(total_a: int, fumble_a: bool, adv_a: bool,
-                   total_b: int, fumble_b: bool, adv_b: bool) -> tuple[str, str, str | None]:
+                   total_b: int, fumble_b: bool, adv_b: bool) -> tuple[Outcome, Outcome, str | None]:
     """Outcomes for a and b and the winner; fumbles lose outright, ties are mixed for both."""
     if fumble_a and fumble_b:
         return FUMBLE, FUMBLE, None
@@ -403,7 +377,7 @@ class TeamResult:
     faces: tuple[tuple[int, ...], ...]
     difficulty: int
     total: int
-    outcome: str
+    outcome: Outcome
     adv_trait: bool = False
 
 
@@ -519,14 +493,6 @@ def initiative_order(entries: Iterable[Initiative]) -> list[Initiative]:
     return sorted(entries, key=Initiative.sort_key, reverse=True)
 
 
-def initiative_distribution(*, body: int, mind: int, spirit: int,
-                            edge: int = 0) -> dict[int, Fraction]:
-    """Exact odds of each initiative value for a character."""
-    best = max(_int(v, f"Current {a.title()}", low=0, field=a)
-               for a, v in zip(ABILITIES, (body, mind, spirit), strict=True))
-    return total_distribution(best, edge=edge)
-
-
 # ---------------------------------------------------------------------------
 # Damage
 # ---------------------------------------------------------------------------
@@ -598,7 +564,7 @@ def stuns(points_lost: int) -> bool:
 class AttackOutcome:
     """What an attack task did: points the target loses and points the attacker loses."""
 
-    outcome: str
+    outcome: Outcome
     to_target: int
     to_attacker: int
 
@@ -611,7 +577,7 @@ class AttackOutcome:
         return self.to_attacker >= STUN_THRESHOLD
 
 
-def attack(outcome: str, *, weapon: int, target_armor: int = 0, deadly: bool = False,
+def attack(outcome: Outcome | str, *, weapon: int, target_armor: int = 0, deadly: bool = False,
            counter: int = 0, attacker_armor: int = 0) -> AttackOutcome:
     """Damage both ways from an attack's outcome: hits hurt the target, misses let it hit back.
 
@@ -625,7 +591,7 @@ def attack(outcome: str, *, weapon: int, target_armor: int = 0, deadly: bool = F
     missed = outcome in (MIXED, FAILURE, FUMBLE)
     to_target = damage(base, armor=target_armor, critical=outcome == CRITICAL) if hit else 0
     to_attacker = damage(counter, armor=attacker_armor) if missed else 0
-    return AttackOutcome(outcome=outcome, to_target=to_target, to_attacker=to_attacker)
+    return AttackOutcome(outcome=Outcome(outcome), to_target=to_target, to_attacker=to_attacker)
 
 
 def hazard_damage(result: TaskResult, *, points: int, severe_points: int | None = None,

@@ -9,14 +9,13 @@ a quick NPC.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, ClassVar
 
 from django import forms
 from django.db import models
 
 from rules.dice import Roller
-from sheets.contract import Die, stored_result
+from sheets.contract import RollResult  # an encounter's feed lines are sheet rolls' kind, re-exported
 
 
 class Side(models.TextChoices):
@@ -31,24 +30,6 @@ class EncounterError(Exception):
 
 
 @dataclass(frozen=True)
-class Logged:
-    """One line the encounter writes to the table feed: a roll (with dice) or a plain result."""
-
-    label: str
-    summary: str
-    dice: tuple[Die, ...] = ()
-    outcome: str = ""
-    total: int | None = None
-    chance: Fraction | None = None
-    changes: tuple[str, ...] = ()
-    character: Any = None  # the sheets.Character the line is about, if it has a sheet
-    secret: bool = False  # the GM's side rolled in secret: only the GM sees it
-
-    def result(self) -> dict[str, Any]:
-        return stored_result(self.dice, self.outcome, self.total, self.changes)
-
-
-@dataclass(frozen=True)
 class Action:
     """Something the combatant whose turn it is may do."""
 
@@ -58,14 +39,6 @@ class Action:
     form_class: type[forms.Form] | None = None  # extra inputs (which ability, a dodge, a spell)
     help: str = ""
     targets: tuple[Any, ...] = field(default_factory=tuple)  # Combatants it may target
-
-
-def checked(form_class: type[forms.Form], data: dict[str, Any], what: str) -> dict[str, Any]:
-    """The cleaned data of an action's form, or an EncounterError naming ``what`` with the form's errors."""
-    form = form_class(data)
-    if not form.is_valid():
-        raise EncounterError(f"Check the {what}: " + form.errors.as_text())
-    return form.cleaned_data
 
 
 class CombatRules:
@@ -81,21 +54,21 @@ class CombatRules:
         """A quick NPC's numbers as stored on its Combatant."""
         raise NotImplementedError
 
-    def start(self, encounter, combatants: list, roller: Roller) -> list[Logged]:
+    def start(self, encounter, combatants: list, roller: Roller) -> list[RollResult]:
         """Open round 1: find the turn order (set each combatant's initiative and position)."""
         raise NotImplementedError
 
-    def new_round(self, encounter, combatants: list) -> list[Logged]:
+    def new_round(self, encounter, combatants: list) -> list[RollResult]:
         """Reset what lasts a round (dodges, actions); some systems re-declare or re-roll here."""
         for combatant in combatants:
             combatant.state = {}
         return []
 
-    def begin_turn(self, encounter, actor, author) -> list[Logged]:
+    def begin_turn(self, encounter, actor, author) -> list[RollResult]:
         """``actor``'s turn starts (clear what lasts "until your next turn")."""
         return []
 
-    def end_turn(self, encounter, actor, author) -> list[Logged]:
+    def end_turn(self, encounter, actor, author) -> list[RollResult]:
         """``actor``'s turn ends (a stun that lasted this turn wears off)."""
         return []
 
@@ -123,7 +96,7 @@ class CombatRules:
 
     def act(
         self, encounter, actor, action: str, target, data: dict[str, Any], roller: Roller, author
-    ) -> list[Logged]:
+    ) -> list[RollResult]:
         """Do ``action``: roll with the engine, apply the results to sheets and quick NPCs."""
         raise NotImplementedError
 

@@ -7,6 +7,7 @@ own rows and rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -14,8 +15,9 @@ from typing import Any, ClassVar
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.forms import WholeNumberField
 from campaigns.rendering import format_percent
-from rules.dice import Roller, RulesError
+from rules.dice import Outcome, Roller, RulesError
 
 EXPORT_FORMAT = "tabletop-character"
 EXPORT_VERSION = 1
@@ -75,36 +77,48 @@ class Die:
 
 
 @dataclass(frozen=True)
-class RollOutcome:
-    """What a roll did: saved whole as the feed entry's result."""
+class RollResult:
+    """What a roll did, or one line an encounter writes: saved whole as a feed entry's result.
+
+    A sheet roll (:meth:`SheetSystem.roll`) and an encounter line (``sheets.combat.CombatRules``) are the
+    same thing to the feed; the outcome travels as an :class:`Outcome` from the engine to the stored
+    entry, and its colour is looked up from it (``campaigns.rendering.OUTCOME_TONES``), never read from text.
+    """
 
     label: str
-    request: dict[str, Any]
-    dice: tuple[Die, ...]
-    outcome: str  # e.g. "success", "critical", "failure"
     summary: str  # one line a player reads: "Body 12 vs 15: 17, success"
-    chance: Fraction | None = None
+    dice: tuple[Die, ...] = ()
+    outcome: Outcome = Outcome.NONE
+    # The system's own word for the outcome ("hit", "greater success"); blank: the outcome's name.
+    outcome_label: str = ""
     total: int | None = None
+    chance: Fraction | None = None
     changes: tuple[str, ...] = ()  # what changed on the sheet: "doubles token earned"
-    extra: dict[str, Any] = field(default_factory=dict)
+    request: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # system-specific facts kept with the result
+    character: Any = None  # the sheets.Character the line is about, if it has a sheet
+    secret: bool = False  # the GM's side rolled in secret: only the GM sees it
+
+    def __post_init__(self):
+        # A bare string would store whatever text a system typed; the enum is the only way in.
+        if not isinstance(self.outcome, Outcome):
+            raise TypeError(f"A roll's outcome must be an Outcome, not {self.outcome!r}.")
 
     def result(self) -> dict[str, Any]:
-        return {**stored_result(self.dice, self.outcome, self.total, self.changes), **self.extra}
-
-
-def stored_result(dice, outcome: str, total: int | None, changes) -> dict[str, Any]:
-    """A roll's result as a feed entry stores it (the shape campaigns/rendering.py draws)."""
-    return {
-        "dice": [die.as_dict() for die in dice],
-        "outcome": outcome,
-        "total": total,
-        "changes": list(changes),
-    }
+        """The result as a feed entry stores it (the shape campaigns/rendering.py draws)."""
+        return {
+            **self.extra,
+            "dice": [die.as_dict() for die in self.dice],
+            "outcome": self.outcome.value,
+            "outcome_label": self.outcome_label,
+            "total": self.total,
+            "changes": list(self.changes),
+        }
 
 
 @dataclass(frozen=True)
 class EditableField:
-    """A value edited in place on the sheet."""
+    """A value edited in place on the sheet; :meth:`formfield` is how a typed value is read."""
 
     path: str  # e.g. "name", "body", "descriptor:12:name"
     label: str
@@ -114,6 +128,10 @@ class EditableField:
     max: int | None = None
     choices: tuple[tuple[str, str], ...] = ()
     max_length: int | None = None
+    #: Whether a text may be left blank is the field's rule (a name may not, notes may).
+    required: bool = True
+    #: What a chosen option becomes (int for a rank picked from a list); options arrive as text.
+    coerce: Callable[[str], Any] = str
 
     @property
     def display(self) -> str:
@@ -123,28 +141,67 @@ class EditableField:
             return "yes" if self.value else "no"
         return "-" if self.value in (None, "") else str(self.value)
 
+    def formfield(self) -> forms.Field:
+        """The form field that turns the typed text into this path's value, with messages naming it."""
+        label = self.label
+        if self.input_type == "checkbox":
+            return forms.BooleanField(required=False, label=label)
+        if self.input_type == "select":
+            listed = f"Choose one of the listed options for {label}."
+            # An option whose value is "" (none, no) makes a blank choice valid; otherwise blank is refused.
+            return forms.TypedChoiceField(
+                choices=self.choices,
+                coerce=self.coerce,
+                required="" not in dict(self.choices),
+                label=label,
+                error_messages={"required": listed, "invalid_choice": _literal(listed)},
+            )
+        if self.input_type == "text":
+            return SingleLineField(
+                max_length=self.max_length,
+                required=self.required,
+                label=label,
+                error_messages={
+                    "required": f"{label} cannot be empty.",
+                    "max_length": _literal(f"{label} can be at most {self.max_length} characters."),
+                },
+            )
+        number = WholeNumberField(min_value=self.min, max_value=self.max, label=label)
+        whole = f"{label} must be a whole number written in the digits 0-9."
+        # The bounds are read back from the field: an open end still has the database's safe limit.
+        number.error_messages.update(
+            invalid=whole,
+            required=whole,
+            min_value=_literal(f"{label} must be at least {number.min_value}."),
+            max_value=_literal(f"{label} must be at most {number.max_value}."),
+        )
+        return number
 
-def parse_int(raw: str, *, label: str, low: int | None = None, high: int | None = None) -> int:
-    """A whole number from typed text, or a ValidationError a player can read."""
-    text = (raw or "").strip()
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValidationError(f"{label} must be a whole number.") from None
-    if low is not None and value < low:
-        raise ValidationError(f"{label} must be at least {low}.")
-    if high is not None and value > high:
-        raise ValidationError(f"{label} must be at most {high}.")
-    return value
+
+def _literal(message: str) -> str:
+    """A message Django will %-format with the validator's params: a "%" typed in a name stays a "%"."""
+    return message.replace("%", "%%")
 
 
-def parse_text(raw: str, *, label: str, max_length: int, required: bool = True) -> str:
-    text = " ".join((raw or "").split())
-    if required and not text:
-        raise ValidationError(f"{label} cannot be empty.")
-    if len(text) > max_length:
-        raise ValidationError(f"{label} can be at most {max_length} characters.")
-    return text
+class SingleLineField(forms.CharField):
+    """Text on one line: runs of spaces, tabs and line breaks become one space (a pasted name stays tidy)."""
+
+    def to_python(self, value):
+        return " ".join(super().to_python(value).split())
+
+
+class FieldEditForm(forms.Form):
+    """One in-place edit: a single ``value`` read by the path's own form field."""
+
+    def __init__(self, field: EditableField, data=None):
+        super().__init__(data)
+        self.fields["value"] = field.formfield()
+
+    def value(self) -> Any:
+        """The cleaned, typed value; ValidationError with the field's message when the text is bad."""
+        if not self.is_valid():
+            raise ValidationError(list(self.errors["value"]))
+        return self.cleaned_data["value"]
 
 
 def rules_error_to_validation(error: RulesError) -> ValidationError:
@@ -189,8 +246,9 @@ class SheetSystem:
         """The editable field at ``path``; KeyError if there is none."""
         raise NotImplementedError
 
-    def apply_edit(self, character, path: str, raw: str) -> None:
-        """Validate ``raw`` and save it at ``path``; ValidationError with a message if it is bad."""
+    def apply_edit(self, character, path: str, value: Any) -> None:
+        """Save ``value`` (already cleaned by the path's form field) at ``path``, with the rules that
+        tie it to the rest of the sheet; ValidationError with a message when they refuse it."""
         raise NotImplementedError
 
     def options_form(self, *, character, data=None) -> forms.Form:
@@ -201,7 +259,7 @@ class SheetSystem:
         """Every rollable thing on the sheet with its exact chance under ``options``."""
         raise NotImplementedError
 
-    def roll(self, character, key: str, options: dict[str, Any], roller: Roller) -> RollOutcome:
+    def roll(self, character, key: str, options: dict[str, Any], roller: Roller) -> RollResult:
         """Roll ``key`` with the engine and save what the roll changes on the sheet; KeyError if unknown."""
         raise NotImplementedError
 

@@ -11,7 +11,8 @@ from campaigns.models import FeedEntry
 from campaigns.services import feed_entry_create
 from rules.dice import Roller
 
-from .contract import RollOutcome, parse_text
+from .contract import FieldEditForm, RollResult
+from .edit import BASE_PATHS, editable_field
 from .history import recorded
 from .models import Character
 from .registry import system_for
@@ -40,20 +41,19 @@ def character_create(*, campaign, owner, cleaned_data: dict[str, Any], is_npc: b
 def character_edit(*, character: Character, path: str, raw: str, version: int, author) -> Character:
     """Save one in-place edit if the editor saw the current version, and record it in the history.
 
-    Raises StaleVersion when the sheet moved on (another tab, or the GM), and ValidationError for a
-    bad value; either way nothing is saved.
+    ``raw`` is the typed text; the path's own form field reads it, and the system gets the typed
+    value. Raises StaleVersion when the sheet moved on (another tab, or the GM), KeyError for a path
+    the sheet does not have, and ValidationError for a bad value; either way nothing is saved.
     """
     character.claim_version(version)
-    system = system_for(character.campaign)
-    label = path.title() if path in ("name", "notes") else system.field(character, path).label
-    with recorded(character, author=author, reason=f"Edited {label}"):
-        if path in ("name", "notes"):
-            limit = Character._meta.get_field(path).max_length
-            value = parse_text(raw, label=path.title(), max_length=limit, required=path == "name")
+    field = editable_field(character, path)
+    value = FieldEditForm(field, data={"value": raw}).value()
+    with recorded(character, author=author, reason=f"Edited {field.label}"):
+        if path in BASE_PATHS:
             setattr(character, path, value)
             character.save(update_fields=[path])
         else:
-            system.apply_edit(character, path, raw)
+            system_for(character.campaign).apply_edit(character, path, value)
     return character
 
 
@@ -83,7 +83,7 @@ def character_roll(
     current = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
     character.claim_version(current)
     with recorded(character, author=author, reason="Roll") as record:
-        outcome: RollOutcome = system_for(character.campaign).roll(character, key, options, roller)
+        outcome: RollResult = system_for(character.campaign).roll(character, key, options, roller)
         record["reason"] = f"Roll: {outcome.label}"
     entry, _ = feed_entry_create(
         campaign=character.campaign,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from django.contrib import messages
@@ -19,13 +18,14 @@ from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_gm, campaign_for_member
 from rules.dice import Roller, RulesError, system_random
 
-from . import history, selectors, services
-from .contract import EXPORT_FORMAT, EXPORT_VERSION, EditableField
+from . import edit, history, selectors, services
+from .contract import EXPORT_FORMAT, EXPORT_VERSION
+from .forms import VERSION_FIELD, CharacterImportForm, builder_data_problems
 from .models import Character, StaleVersion
 from .registry import system_for
 
 PARTS = "sheets/_parts.html"
-MAX_IMPORT_BYTES = 64 * 1024
+TYPED_ECHO_LIMIT = 5000  # above every text field's limit, so a refused text comes back whole
 
 
 def _options(system, character, data):
@@ -50,24 +50,16 @@ def _sheet_context(request, character, *, options_data=None):
         "buttons": system.buttons(character, options) if options is not None else [],
         "visibility_choices": Visibility.choices,
         "roll_key": uuid.uuid4().hex,
-        "name_field": _base_field(character, "name"),
-        "notes_field": _base_field(character, "notes"),
+        "name_field": edit.base_field(character, "name"),
+        "notes_field": edit.base_field(character, "notes"),
         "panels": hooks.render_panels(hooks.SHEET, request, campaign=character.campaign, character=character),
         **system.context(character),
     }
 
 
-def _base_field(character, path):
-    if path == "name":
-        return EditableField("name", "Name", character.name, input_type="text", max_length=80)
-    if path == "notes":
-        return EditableField("notes", "Notes", character.notes, input_type="text", max_length=4000)
-    return None
-
-
 def _field(character, path):
     try:
-        return _base_field(character, path) or system_for(character.campaign).field(character, path)
+        return edit.editable_field(character, path)
     except KeyError:
         raise Http404("No such value on this sheet.") from None
 
@@ -136,16 +128,14 @@ def sheet_field(request, character_id: int, path: str):
         )
     character = selectors.character_for_editor(request.user, character_id)
     _field(character, path)  # 404 before anything else for a path that does not exist
+    # The path's form field (in services.character_edit) reads the whole text and refuses what is too
+    # long; only the echo of a refused text is capped.
     raw = request.POST.get("value", "")
-    if path in ("name", "notes") or _field(character, path).input_type != "checkbox":
-        raw = raw[:5000]
-    else:
-        raw = "on" if raw == "on" else ""
     try:
         # The form's own version and the page's newest (hx-include): the newer one is what this tab saw.
-        version = max(int(v) for v in request.POST.getlist("version"))
-    except ValueError:
-        version = -1
+        version = max(VERSION_FIELD.clean(v) for v in request.POST.getlist("version"))
+    except (ValueError, ValidationError):
+        version = -1  # no readable version: refused as stale, with the current value shown
     status, error = 200, ""
     try:
         services.character_edit(character=character, path=path, raw=raw, version=version, author=request.user)
@@ -180,7 +170,7 @@ def sheet_field(request, character_id: int, path: str):
                 "field": _field(character, path),
                 "can_edit": True,
                 "error": error,
-                "typed": raw,
+                "typed": raw[:TYPED_ECHO_LIMIT],
                 "oob_version": True,
             },
             status=status,
@@ -255,53 +245,35 @@ def sheet_export(request, character_id: int):
 def character_import(request, campaign_id: int):
     campaign = campaign_for_member(request.user, campaign_id)
     system = system_for(campaign)
-    upload = request.FILES.get("file")
-    problem = None
-    data = None
-    if upload is None:
-        problem = "Choose a character file (.json) to import."
-    elif upload.size > MAX_IMPORT_BYTES:
-        problem = f"That file is too large ({upload.size // 1024} KB); a character file is under 64 KB."
-    else:
-        try:
-            data = json.loads(upload.read().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            problem = "That file is not a character export (it is not valid JSON)."
-    if problem is None:
-        if (
-            not isinstance(data, dict)
-            or data.get("format") != EXPORT_FORMAT
-            or not isinstance(data.get("sheet"), dict)
-        ):
-            problem = "That file is not a character export from this app."
-        elif data.get("version") != EXPORT_VERSION:
-            problem = (
-                f"That file is export version {data.get('version')!r}; "
-                f"this app reads version {EXPORT_VERSION}."
-            )
-        elif data.get("system") != campaign.system:
-            problem = (
-                f"That character is for {data.get('system')!r}; this campaign plays "
-                f"{campaign.get_system_display()}."
-            )
-    if problem is None:
-        form_data = {
-            **system.import_form_data(data["sheet"]),
-            "name": data.get("name", ""),
-            "notes": data.get("notes", ""),
-        }
-        form = system.builder_form(campaign=campaign, data=form_data)
-        if form.is_valid():
-            character = services.character_create(
-                campaign=campaign, owner=request.user, cleaned_data=form.cleaned_data
-            )
-            messages.success(request, f"Imported {character.name}.")
-            return redirect(character)
-        problem = "That character breaks this campaign's rules: " + "; ".join(
+    upload = CharacterImportForm(request.POST, request.FILES, campaign=campaign)
+    if not upload.is_valid():
+        messages.error(request, " ".join(upload.errors["file"]))
+        return redirect("character_new", campaign_id=campaign.pk)
+    data = upload.cleaned_data["export"]
+    form_data = {
+        **system.import_form_data(data["sheet"]),
+        "name": data.get("name", ""),
+        "notes": data.get("notes", ""),
+    }
+    form = system.builder_form(campaign=campaign, data=form_data)
+    problems = builder_data_problems(form)
+    if problems:
+        messages.error(request, "That file holds values of the wrong kind: " + "; ".join(problems))
+        return redirect("character_new", campaign_id=campaign.pk)
+    if form.is_valid():
+        character = services.character_create(
+            campaign=campaign, owner=request.user, cleaned_data=form.cleaned_data
+        )
+        messages.success(request, f"Imported {character.name}.")
+        return redirect(character)
+    messages.error(
+        request,
+        "That character breaks this campaign's rules: "
+        + "; ".join(
             f"{name}: {' '.join(errors)}" if name != "__all__" else " ".join(errors)
             for name, errors in form.errors.items()
-        )
-    messages.error(request, problem)
+        ),
+    )
     return redirect("character_new", campaign_id=campaign.pk)
 
 

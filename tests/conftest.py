@@ -1,12 +1,30 @@
-"""Shared furniture: users in each role and a campaign they sit at."""
+"""Shared furniture: users in each role, a campaign they sit at, demo characters, fixed dice."""
+
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils.html import strip_tags
 
 from campaigns.models import Membership
 from campaigns.services import campaign_create
+from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
 
 PASSWORD = "correct-horse-battery-staple"
+
+# What htmx sends with every request it makes; views answer such requests with partials.
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+# Every module that rolls for a request through ``system_random``: fixed_dice patches them all, so a
+# test's faces are used whichever view does the rolling.
+ROLLING_VIEWS = ("sheets.views", "play.request_views", "play.encounter_views")
+
+
+def page_text(response) -> str:
+    """The response's visible text: tags stripped, white space folded."""
+    return re.sub(r"\s+", " ", strip_tags(response.content.decode()))
 
 
 @pytest.fixture
@@ -56,7 +74,6 @@ def campaign(make_campaign, player, other_player):
 @pytest.fixture
 def client_for(client):
     """A logged-in test client for a user, or the anonymous client for None."""
-    from django.test import Client
 
     def for_user(user):
         if user is None:
@@ -66,6 +83,29 @@ def client_for(client):
         return user_client
 
     return for_user
+
+
+@pytest.fixture
+def fixed_dice(monkeypatch):
+    """Make the next roll a view makes show these faces (the server still rolls through the engine)."""
+
+    def use(*faces):
+        for view_module in ROLLING_VIEWS:
+            monkeypatch.setattr(f"{view_module}.system_random", lambda: FixedFaces(faces))
+
+    return use
+
+
+@pytest.fixture
+def demo_character(make_campaign, player, other_player):
+    """The first demo character of a campaign of the given system, owned by ``player``."""
+
+    def make(system: str):
+        campaign = make_campaign(system, players=[player, other_player])
+        load_demo_characters(campaign, players=[player, other_player])
+        return campaign.characters.get(owner=player)
+
+    return make
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,9 @@
 // in order, then streams new entries. Entries at or below the newest seq shown are ignored, so a replay
 // and a live broadcast can overlap without a duplicate. It reconnects after any close it did not ask
 // for (1000 included: servers close idle sockets with it), with backoff, and a heartbeat notices a
-// dead network that never reports a close. Only 4403 ("not at this table") stops it.
+// dead network that never reports a close; each ping also makes the server replay anything its channel
+// layer failed to deliver (Redis down), so the page catches up by itself. Only 4403 ("not at this table"
+// or "session ended") and 4409 (too many sockets) stop it; 1013 (Redis down) is retried like any other.
 (function () {
   "use strict";
 
@@ -14,6 +16,7 @@
   var feed = document.getElementById("feed");
 
   var CLOSE_NOT_SEATED = 4403;
+  var CLOSE_TOO_MANY_SOCKETS = 4409;
   var PING_EVERY_MS = 25000;
   var PONG_WITHIN_MS = 10000;
   var MAX_DELAY_MS = 10000;
@@ -71,7 +74,9 @@
   function handle(data) {
     switch (data.type) {
       case "entry": insertEntry(data.seq, data.html); break;
-      case "ready": setStatus("Live", "success"); break;
+      // Backoff resets only once the server has caught the page up: a socket that opens and is closed
+      // at once (Redis down) must not be retried at full speed.
+      case "ready": attempt = 0; setStatus("Live", "success"); break;
       case "reload": window.location.reload(); break;
       case "error": message(data.message, "warning"); break;
       case "refresh": refreshPanel(String(data.panel)); break;
@@ -128,7 +133,6 @@
     }
     socket = ws;
     ws.onopen = function () {
-      attempt = 0;
       ws.send(JSON.stringify({ type: "hello", last_seq: lastSeq }));
       startHeartbeat(ws);
     };
@@ -146,8 +150,19 @@
       stopHeartbeat();
       if (event.code === CLOSE_NOT_SEATED) {
         stopped = true;
-        setStatus("Not at this table", "danger");
-        message("You are no longer at this table.", "danger");
+        if (event.reason === "session ended") {
+          setStatus("Signed out", "danger");
+          message("Your session ended (logged out, or the password changed). Reload the page to sit down again.", "danger");
+        } else {
+          setStatus("Not at this table", "danger");
+          message("You are no longer at this table.", "danger");
+        }
+        return;
+      }
+      if (event.code === CLOSE_TOO_MANY_SOCKETS) {
+        stopped = true;
+        setStatus("Too many tabs", "danger");
+        message("This table is open in too many tabs or windows. Close some, then reload this page.", "warning");
         return;
       }
       setStatus("Reconnecting…", "warning");

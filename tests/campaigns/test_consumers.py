@@ -1,15 +1,22 @@
 """The table's websocket: who gets in, who sees which roll, catch-up, and refusal of bad client frames."""
 
+import json
+
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import InMemoryChannelLayer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.db import SessionStore
+from django.test import Client
+from django.urls import reverse
 
-from campaigns import realtime, services
+from campaigns import consumers, realtime, services
 from campaigns.models import FeedEntry
 from campaigns.routing import websocket_urlpatterns
 from rules.dice import FixedFaces, Roller
+from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -260,6 +267,7 @@ async def test_rolls_and_chat_are_rate_limited_with_a_clear_message(campaign, pl
     assert [a["type"] for a in answers] == ["ok", "ok", "error", "ok", "error"]
     assert "at most 2 rolls every 60 seconds" in answers[2]["message"]
     assert "at most 1 messages every 60 seconds" in answers[4]["message"]
+    assert all(1 <= answers[i]["retry_after"] <= 61 for i in (2, 4))
     await communicator.disconnect()
 
 
@@ -306,10 +314,28 @@ async def test_removed_player_is_closed_at_once_and_others_stay(campaign, gm, pl
     await staying.disconnect()
 
 
-async def test_ping_is_answered(campaign, player):
+async def test_ping_is_answered_with_the_newest_seq(campaign, gm, player):
     communicator, _ = await open_socket(player, campaign)
     await communicator.send_json_to({"type": "ping"})
-    assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
+    assert await communicator.receive_json_from(timeout=5) == {"type": "pong", "seq": 0}
+    entry = await aroll(campaign, gm, visibility="gm")  # hidden from the player, still counted
+    await communicator.send_json_to({"type": "ping"})
+    assert await communicator.receive_json_from(timeout=5) == {"type": "pong", "seq": entry.seq}
+    await communicator.disconnect()
+
+
+async def test_the_heartbeat_replays_what_the_layer_lost_without_waiting_for_a_roll(
+    campaign, gm, player, monkeypatch
+):
+    communicator, _ = await open_socket(player, campaign)
+    monkeypatch.setattr(realtime, "entry_created", lambda entry: None)  # Redis is down: nothing is heard
+    lost = [await aroll(campaign, gm), await aroll(campaign, gm, visibility="gm"), await aroll(campaign, gm)]
+    assert await communicator.receive_nothing(timeout=0.2)
+    await communicator.send_json_to({"type": "ping"})
+    first, second, pong = [await communicator.receive_json_from(timeout=5) for _ in range(3)]
+    assert [first["seq"], second["seq"]] == [lost[0].seq, lost[2].seq]
+    assert pong == {"type": "pong", "seq": lost[2].seq}
+    assert await communicator.receive_nothing(timeout=0.2)
     await communicator.disconnect()
 
 
@@ -337,3 +363,170 @@ async def test_an_unknown_group_event_is_ignored_not_fatal(campaign, player, gm)
     (frame,) = await entries(communicator, 1)
     assert frame["seq"] == entry.seq
     await communicator.disconnect()
+
+
+# -- sockets follow the session ---------------------------------------------------------------------
+
+
+def logged_in_client(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+async def open_socket_for(client, user, campaign):
+    """A socket opened by the browser behind ``client``: same user, same session."""
+    communicator = WebsocketCommunicator(ROUTER, f"/ws/campaigns/{campaign.pk}/table/")
+    communicator.scope["user"] = user
+    communicator.scope["session"] = SessionStore(client.session.session_key)
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.send_json_to({"type": "hello", "last_seq": 0})
+    await frames_until_ready(communicator)
+    return communicator
+
+
+async def close_of(communicator) -> tuple[int, str]:
+    output = await communicator.receive_output(timeout=5)
+    assert output["type"] == "websocket.close", output
+    return output.get("code"), output.get("reason")
+
+
+async def test_logging_out_closes_that_browsers_sockets_and_nothing_reaches_them(campaign, gm, player):
+    browser = await sync_to_async(logged_in_client)(player)
+    laptop = await sync_to_async(logged_in_client)(player)
+    tabs = [await open_socket_for(browser, player, campaign) for _ in range(2)]
+    elsewhere = await open_socket_for(laptop, player, campaign)
+
+    response = await sync_to_async(browser.post)(reverse("logout"))
+    assert response.status_code == 302
+    for tab in tabs:
+        assert await close_of(tab) == (4403, "session ended")
+
+    entry = await aroll(campaign, gm)
+    for tab in tabs:
+        assert await tab.receive_nothing(timeout=0.2)
+    # Logged out in that browser only: the other device's session, and its socket, live on.
+    (heard,) = await entries(elsewhere, 1)
+    assert heard["seq"] == entry.seq
+    await elsewhere.disconnect()
+
+
+async def test_changing_the_password_closes_every_socket_of_that_user_only(
+    campaign, gm, player, other_player
+):
+    browser = await sync_to_async(logged_in_client)(player)
+    laptop = await sync_to_async(logged_in_client)(player)
+    sockets = [
+        await open_socket_for(browser, player, campaign),
+        await open_socket_for(laptop, player, campaign),
+    ]
+    bystander = await open_socket_for(
+        await sync_to_async(logged_in_client)(other_player), other_player, campaign
+    )
+
+    response = await sync_to_async(browser.post)(
+        reverse("password_change"),
+        {
+            "old_password": PASSWORD,
+            "new_password1": "a-new-long-phrase-42",
+            "new_password2": "a-new-long-phrase-42",
+        },
+    )
+    assert response.status_code == 302
+    for communicator in sockets:
+        assert await close_of(communicator) == (4403, "session ended")
+    entry = await aroll(campaign, gm)
+    (heard,) = await entries(bystander, 1)
+    assert heard["seq"] == entry.seq
+    await bystander.disconnect()
+
+
+async def test_saving_a_user_without_a_new_password_leaves_their_sockets_alone(campaign, player):
+    browser = await sync_to_async(logged_in_client)(player)
+    communicator = await open_socket_for(browser, player, campaign)
+    await sync_to_async(player.save)(update_fields=["last_login"])
+    player.first_name = "Renamed"
+    await sync_to_async(player.save)()
+    assert await communicator.receive_nothing(timeout=0.3)
+    await communicator.disconnect()
+
+
+async def test_a_lost_logout_event_still_ends_the_socket_at_the_next_heartbeat(campaign, player, monkeypatch):
+    browser = await sync_to_async(logged_in_client)(player)
+    communicator = await open_socket_for(browser, player, campaign)
+    monkeypatch.setattr(realtime, "sessions_ended", lambda **kwargs: None)  # the layer drops it
+    await sync_to_async(browser.post)(reverse("logout"))
+    assert await communicator.receive_nothing(timeout=0.2)
+    await communicator.send_json_to({"type": "ping"})
+    assert await close_of(communicator) == (4403, "session ended")
+
+
+async def test_a_lost_removal_event_still_ends_the_socket_at_the_next_heartbeat(
+    campaign, player, monkeypatch
+):
+    communicator, _ = await open_socket(player, campaign)
+    monkeypatch.setattr(realtime, "member_removed", lambda **kwargs: None)
+    await sync_to_async(services.member_remove)(campaign=campaign, user_id=player.pk)
+    await communicator.send_json_to({"type": "ping"})
+    assert await close_of(communicator) == (4403, "not seated")
+
+
+async def test_one_user_gets_a_few_sockets_per_table_not_more(campaign, player, other_player, settings):
+    settings.TABLE_SOCKETS_PER_USER = 2
+    first, _ = await open_socket(player, campaign)
+    second, _ = await open_socket(player, campaign)
+    third = WebsocketCommunicator(ROUTER, f"/ws/campaigns/{campaign.pk}/table/")
+    third.scope["user"] = player
+    connected, _ = await third.connect()
+    assert connected  # accepted only to say why it is closed: the page stops retrying on 4409
+    assert await close_of(third) == (4409, "too many sockets")
+    # Someone else at the table is not affected, and closing a tab frees a place.
+    other, _ = await open_socket(other_player, campaign)
+    await first.disconnect()
+    again, _ = await open_socket(player, campaign)
+    for communicator in (second, other, again):
+        await communicator.disconnect()
+
+
+async def test_a_client_flooding_the_socket_is_closed_not_answered_hundreds_of_times(
+    campaign, player, settings
+):
+    settings.TABLE_RATE_LIMITS = {"roll": (2, 60), "chat": (2, 60)}
+    communicator, _ = await open_socket(player, campaign)
+    for number in range(300):
+        await communicator.send_json_to({"type": "roll", "notation": "d6", "key": f"flood-{number}"})
+    answers = []
+    while True:
+        output = await communicator.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        answers.append(json.loads(output["text"]))
+    assert output["code"] == 4429
+    errors = [a for a in answers if a["type"] == "error"]
+    assert 0 < len(errors) < 20, len(errors)
+    assert all("Slow down" in a["message"] for a in errors)
+    assert await sync_to_async(FeedEntry.objects.count)() == 2
+
+
+async def test_a_layer_outage_refuses_a_new_socket_cleanly(campaign, player, monkeypatch):
+    async def unavailable(self, *args, **kwargs):
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(InMemoryChannelLayer, "new_channel", unavailable)
+    communicator = WebsocketCommunicator(ROUTER, f"/ws/campaigns/{campaign.pk}/table/")
+    communicator.scope["user"] = player
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await close_of(communicator))[0] == 1013  # "try again later": the page keeps retrying
+    monkeypatch.undo()
+
+    monkeypatch.setattr(InMemoryChannelLayer, "group_add", unavailable)
+    communicator = WebsocketCommunicator(ROUTER, f"/ws/campaigns/{campaign.pk}/table/")
+    communicator.scope["user"] = player
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await close_of(communicator))[0] == 1013
+    monkeypatch.undo()
+    # The failed sockets did not use up the user's allowance.
+    assert (player.pk, campaign.pk) not in consumers._open_sockets

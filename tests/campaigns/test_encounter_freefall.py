@@ -42,7 +42,8 @@ def act(encounter, gm, actor, action, *, target=None, data=None, faces=()):
         actor_id=actor.pk,
         action=action,
         target_id=target.pk if target is not None else None,
-        data=data or {},
+        data={f"{action}-{name}": value for name, value in (data or {}).items()},  # as the page posts it
+        prefix=action,
         roller=Roller(FixedFaces(faces)),
         author=gm,
     )

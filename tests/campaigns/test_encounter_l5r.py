@@ -8,7 +8,7 @@ from django.urls import reverse
 from campaigns.models import FeedEntry
 from play import encounters as services
 from rules import l5r as rules
-from rules.dice import FixedFaces, Roller
+from rules.dice import FixedFaces, Outcome, Roller
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
@@ -57,7 +57,8 @@ def act(encounter, actor, target, data, *faces, gm):
         actor_id=actor.pk,
         action="attack",
         target_id=target.pk,
-        data=data,
+        data={f"attack-{name}": value for name, value in data.items()},  # as the page posts it
+        prefix="attack",
         roller=roller(*faces),
         author=gm,
     )
@@ -106,7 +107,8 @@ def test_a_short_l5r_fight(fight, gm):
     shinai.l5r.refresh_from_db()
     assert (shinai.l5r.void_spent, shinai.l5r.wounds) == (1, 0)
     attack = FeedEntry.objects.get(label__endswith="Shinai attacks Bandit")
-    assert attack.result["total"] == 31 and attack.result["outcome"] == "hit"
+    assert attack.result["total"] == 31 and attack.result["outcome"] == Outcome.SUCCESS
+    assert attack.result["outcome_label"] == "hit"
     assert Fraction(attack.chance) == rules.chance(6, 4, 25)
     assert "vs TN 25 (Armor TN 20 + 5 for 1 raise): 31, hit" in attack.summary
     assert [d["face"] for d in attack.result["dice"]] == [16, 8, 4, 3, 2, 1]
@@ -126,7 +128,8 @@ def test_a_short_l5r_fight(fight, gm):
     assert encounter.turn == 1
     act(encounter, by_name["Bandit"], by_name["Bayushi Shinai"], {"raises": "0"}, 8, 9, 6, 2, 1, gm=gm)
     miss = FeedEntry.objects.get(label__endswith="Bandit attacks Bayushi Shinai")
-    assert miss.result["total"] == 23 and miss.result["outcome"] == "miss"
+    assert miss.result["total"] == 23 and miss.result["outcome"] == Outcome.FAILURE
+    assert miss.result["outcome_label"] == "miss"
     assert "vs TN 25 (Armor TN 20 + 5 for Grazed wounds): 23, miss" in miss.summary
     assert Fraction(miss.chance) == rules.chance(5, 3, 25)
     assert not FeedEntry.objects.filter(label__endswith="Bandit damages Bayushi Shinai").exists()
@@ -248,7 +251,8 @@ def test_attack_refusals(fight, gm):
     me = by_name["Bayushi Shinai"]
     katana = str(shinai.l5r_weapons.get(name="Katana").pk)
     refused = [
-        ({"skill": "Kenjutsu", "weapon": katana, "raises": "3"}, "Check the attack"),  # Void 2
+        # Void 2: at most 2 raises.
+        ({"skill": "Kenjutsu", "weapon": katana, "raises": "3"}, "options of Attack: Raises called"),
         ({"skill": "Kyujutsu", "weapon": katana, "raises": "0"}, "Kyujutsu needs a bow"),
         ({"skill": "Jiujutsu", "weapon": "unarmed", "raises": "1"}, "unskilled roll cannot use raises"),
     ]

@@ -57,7 +57,8 @@ def test_a_short_triad_fight(fight, gm):
         actor_id=by_name["Abraham Van Helsing"].pk,
         action="attack",
         target_id=ghoul.pk,
-        data={"ability": "body"},
+        data={"attack-ability": "body"},
+        prefix="attack",
         roller=roller(17),
         author=gm,
     )
@@ -75,7 +76,8 @@ def test_a_short_triad_fight(fight, gm):
         actor_id=by_name["Abraham Van Helsing"].pk,
         action="attack",
         target_id=ghoul.pk,
-        data={"ability": "body"},
+        data={"attack-ability": "body"},
+        prefix="attack",
         roller=roller(4),
         author=gm,
     )
@@ -126,7 +128,8 @@ def test_a_short_triad_fight(fight, gm):
         actor_id=by_name["Abraham Van Helsing"].pk,
         action="attack",
         target_id=ghoul.pk,
-        data={"ability": "body"},
+        data={"attack-ability": "body"},
+        prefix="attack",
         roller=roller(20, 19),
         author=gm,
     )
@@ -140,7 +143,8 @@ def test_a_short_triad_fight(fight, gm):
         actor_id=by_name["Abraham Van Helsing"].pk,
         action="attack",
         target_id=ghoul.pk,
-        data={"ability": "body"},
+        data={"attack-ability": "body"},
+        prefix="attack",
         roller=roller(12, 15),
         author=gm,
     )

@@ -1,11 +1,12 @@
 """Scale-out: two uvicorn processes on one Redis channel layer share a table.
 
 Runs on real Redis: REDIS_URL when set (CI), else redis://127.0.0.1:6379/15. A random channel-layer
-prefix keeps this test's groups apart from anything else using the same Redis. Both processes use the
-test database, so what one writes the other reads.
+prefix (CHANNEL_LAYER_PREFIX) keeps this test's groups apart from anything else using the same Redis.
+Both processes use the test database, so what one writes the other reads.
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -17,6 +18,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
 from django.db import connection
 from django.test import Client
 
@@ -25,16 +27,32 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 
-# The server process: the project's own settings (REDIS_URL is set in its environment), with the channel
-# layer's prefix made this test's own so parallel runs never hear each other.
+# The server process: the project's own settings, from the environment it is given (REDIS_URL, the
+# database, CHANNEL_LAYER_PREFIX when a test sets one).
 LAUNCHER = """
-import os, sys
-import config.settings as project_settings
-project_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["LAYER_PREFIX"]
+import sys
 import uvicorn
 uvicorn.run("config.asgi:application", host="127.0.0.1", port=int(sys.argv[1]),
             log_level="warning", lifespan="off")
 """
+
+
+def require_redis() -> None:
+    """Redis at REDIS_URL answers, or the test stops here and says plainly why it cannot run."""
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=2).ping()
+    except redis.RedisError as error:
+        where = f"Redis at {REDIS_URL} is unreachable ({error})"
+        if os.environ.get("REDIS_URL") or os.environ.get("CI") == "true":
+            pytest.fail(
+                f"{where}; REDIS_URL or CI=true says this run has Redis, so this is a failure.", pytrace=False
+            )
+        pytest.skip(f"{where}: start redis-server on 127.0.0.1:6379 (or set REDIS_URL) to run it.")
+
+
+@pytest.fixture
+def redis_server():
+    require_redis()
 
 
 def free_port() -> int:
@@ -54,48 +72,76 @@ def database_env() -> dict[str, str]:
     return {"DATABASE_URL": f"postgres://{user}{password}@{host}/{db['NAME']}"}
 
 
-@pytest.fixture
-def two_servers():
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SQLITE_PATH", "DJANGO_DEBUG")}
+def server_env(**overrides) -> dict[str, str]:
+    """The environment of a server process on this test's database, with ``overrides`` on top."""
+    if "REDIS_URL" not in overrides:
+        require_redis()  # every server on the shared Redis needs it up, whichever test starts one
+    skip = ("DATABASE_URL", "SQLITE_PATH", "DJANGO_DEBUG", "CHANNEL_LAYER_PREFIX", "WEB_CONCURRENCY")
+    env = {k: v for k, v in os.environ.items() if k not in skip}
     env.update(database_env())
     env.update(
-        REDIS_URL=REDIS_URL,
-        LAYER_PREFIX=f"test-{uuid.uuid4().hex[:12]}",
-        DJANGO_ALLOWED_HOSTS="127.0.0.1",
-        DJANGO_SETTINGS_MODULE="config.settings",
+        REDIS_URL=REDIS_URL, DJANGO_ALLOWED_HOSTS="127.0.0.1", DJANGO_SETTINGS_MODULE="config.settings"
     )
-    servers = []
-    for _ in range(2):
-        port = free_port()
-        log = tempfile.TemporaryFile()
-        process = subprocess.Popen(
-            [sys.executable, "-c", LAUNCHER, str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
-        )
-        servers.append((port, process, log))
+    env.update(overrides)
+    return env
+
+
+def wait_for_port(port: int, process: subprocess.Popen, log) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            log.seek(0)
+            pytest.fail(f"server on {port} exited: {log.read().decode(errors='replace')}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"server on {port} did not start")
+            time.sleep(0.1)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    process.terminate()
     try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextlib.contextmanager
+def running_servers(*envs: dict[str, str]):
+    """One uvicorn process per environment; yields their ports once all of them listen."""
+    servers = []
+    try:
+        for env in envs:
+            port = free_port()
+            log = tempfile.TemporaryFile()
+            process = subprocess.Popen(
+                [sys.executable, "-c", LAUNCHER, str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
+            )
+            servers.append((port, process, log))
         for port, process, log in servers:
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    pytest.fail(f"server on {port} exited: {log.read().decode(errors='replace')}")
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        pytest.fail(f"server on {port} did not start")
-                    time.sleep(0.1)
+            wait_for_port(port, process, log)
         yield [port for port, _, _ in servers]
+    except BaseException:
+        # What the servers said is the first thing to read when a scenario fails.
+        for port, _, log in servers:
+            log.seek(0)
+            print(f"--- server on {port} ---\n{log.read().decode(errors='replace')}")
+        raise
     finally:
         for _, process, log in servers:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)
             log.close()
+
+
+@pytest.fixture
+def two_servers(redis_server):
+    env = server_env(CHANNEL_LAYER_PREFIX=f"test-{uuid.uuid4().hex[:12]}")
+    with running_servers(env, env) as ports:
+        yield ports
 
 
 def session_cookie(user) -> str:

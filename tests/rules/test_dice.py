@@ -8,10 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules import fivebyfive, freefall, l5r, triad
 from rules.dice import (
     MAX_DICE,
     DiceLimitError,
     FixedFaces,
+    Outcome,
     Roller,
     RulesError,
     check_faces,
@@ -141,3 +143,22 @@ def test_frequencies_of_a_d6_match_one_in_six():
     sigma = math.sqrt(n * (1 / 6) * (5 / 6))
     for face in range(1, 7):
         assert abs(counts[face] - expected) < 5 * sigma
+
+
+def test_outcome_of_pass_fail_and_trump():
+    assert Outcome.of(True) is Outcome.SUCCESS
+    assert Outcome.of(False) is Outcome.FAILURE
+    assert Outcome.of(None) is Outcome.NONE
+    assert Outcome.of(False, trump=True) is Outcome.TRUMP
+
+
+def test_every_engine_reports_an_outcome_member():
+    assert all(isinstance(o, Outcome) for o in triad.OUTCOMES + freefall.OUTCOMES)
+    assert triad.check(5, 10, [15]).outcome is Outcome.CRITICAL
+    assert triad.check(5, 10, [1]).outcome is Outcome.FUMBLE
+    assert triad.attack("mixed", weapon=3).outcome is Outcome.MIXED
+    assert freefall.check([20, 15], 11).outcome is Outcome.GREATER
+    assert fivebyfive.check(12, [6, 1]).outcome is Outcome.TRUMP
+    assert fivebyfive.check(12, [4, 4]).outcome is Outcome.FAILURE
+    assert l5r.resolve([[5], [3]], 1, tn=5).outcome is Outcome.SUCCESS
+    assert l5r.resolve([[5], [3]], 1).outcome is Outcome.NONE

@@ -83,20 +83,23 @@ def test_bad_chains(chain, explode):
         l5r.die_total(chain, explode=explode)
 
 
-def test_keep_total_4k2_example():
-    assert l5r.keep_total([3, 6, 7, 9], 2) == 16
-    assert l5r.keep_total([3, 6, 7, 9], 2, 5) == 21
+FOUR_K_TWO = [[3], [6], [7], [9]]  # "if the player rolled a 3, 6, 7, and 9 ... a total of 16"
+
+
+def test_keep_highest_4k2_example():
+    assert l5r.resolve(FOUR_K_TWO, 2).total == 16
+    assert l5r.resolve(FOUR_K_TWO, 2, bonus=5).total == 21
 
 
 def test_keep_any_chosen_dice():
     # a player who wants to fail may keep low dice
-    assert l5r.keep_total([3, 6, 7, 9], 2, choose=[0, 1]) == 9
+    assert l5r.resolve(FOUR_K_TWO, 2, choose=[0, 1]).total == 9
     with pytest.raises(RulesError):
-        l5r.keep_total([3, 6, 7, 9], 2, choose=[0])
+        l5r.resolve(FOUR_K_TWO, 2, choose=[0])
     with pytest.raises(RulesError):
-        l5r.keep_total([3, 6, 7, 9], 2, choose=[0, 0])
+        l5r.resolve(FOUR_K_TWO, 2, choose=[0, 0])
     with pytest.raises(RulesError):
-        l5r.keep_total([3, 6, 7, 9], 2, choose=[0, 7])
+        l5r.resolve(FOUR_K_TWO, 2, choose=[0, 7])
 
 
 def test_kyujutsu_example():

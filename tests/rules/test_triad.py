@@ -111,11 +111,16 @@ def test_check_rejects_wrong_dice():
     assert err.value.field == "ability"
 
 
+def _outright(odds) -> Fraction:
+    """The chance a task succeeds outright: a critical or a plain success."""
+    return odds["critical"] + odds["success"]
+
+
 @pytest.mark.parametrize("difficulty,want", [(1, Fraction(95, 100)), (5, Fraction(75, 100)),
                                              (10, Fraction(50, 100)), (15, Fraction(25, 100))])
 @pytest.mark.parametrize("ability", [0, 1])
 def test_seed_difficulty_figures_for_a_bare_d20(ability, difficulty, want):
-    assert t.success_chance(ability, difficulty) == want
+    assert _outright(t.chance(ability, difficulty)) == want
 
 
 @pytest.mark.parametrize("ability", [0, 1, 19])
@@ -164,7 +169,7 @@ def test_higher_ability_never_lowers_the_chance(ability, difficulty, edge, adv_t
 @FAST
 @given(abilities, difficulties)
 def test_advantage_helps_and_disadvantage_hurts(ability, difficulty):
-    win = [t.success_chance(ability, difficulty, edge=e) for e in (-1, 0, 1)]
+    win = [_outright(t.chance(ability, difficulty, edge=e)) for e in (-1, 0, 1)]
     assert win[0] <= win[1] <= win[2]
     fumble = [t.chance(ability, difficulty, edge=e)["fumble"] for e in (-1, 0, 1)]
     assert fumble[0] > fumble[1] > fumble[2]
@@ -186,13 +191,6 @@ def test_roll_task_replays_through_check():
     r = t.roll_task(Roller(FixedFaces([7, 16])), ability=9, difficulty=11, edge=1)
     assert r == t.check(9, 11, r.faces, edge=1)
     assert (r.kept, r.total, r.outcome) == (16, 16, "critical")
-
-
-def test_total_distribution_and_at_least():
-    dist = t.total_distribution(10)
-    assert dist[10] == Fraction(10, 20) and min(dist) == 10 and sum(dist.values()) == 1
-    tail = t.at_least(dist)
-    assert tail[10] == 1 and tail[20] == Fraction(1, 20)
 
 
 # --- extra effort and exceptional tools -------------------------------------------
@@ -337,11 +335,6 @@ def test_npc_loses_ties_to_characters_who_rolled():
     pc = t.initiative("PC", [4], body=15, mind=6, spirit=6)
     npc = t.npc_initiative("Guard", 10)
     assert [i.name for i in t.initiative_order([npc, pc])] == ["PC", "Guard"]
-
-
-def test_initiative_distribution():
-    dist = t.initiative_distribution(body=10, mind=14, spirit=9)
-    assert dist[14] == Fraction(14, 20) and sum(dist.values()) == 1
 
 
 # --- damage --------------------------------------------------------------------------

@@ -1,38 +1,8 @@
-import pytest
+"""The sheets tests use the shared furniture in tests/conftest.py (fixtures, HTMX, page_text).
 
-from rules.dice import FixedFaces
-from sheets.demo import load_demo_characters
+HTMX and page_text are named here too so a sheets test module may import them as ``.conftest``.
+"""
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+from tests.conftest import HTMX, page_text
 
-
-@pytest.fixture
-def fixed_dice(monkeypatch):
-    """Make the next sheet roll show these faces (the server still rolls through the engine)."""
-
-    def use(*faces):
-        for view_module in ("sheets.views", "play.request_views"):
-            monkeypatch.setattr(f"{view_module}.system_random", lambda: FixedFaces(faces))
-
-    return use
-
-
-@pytest.fixture
-def demo_character(make_campaign, player, other_player):
-    """The first demo character of a campaign of the given system, owned by ``player``."""
-
-    def make(system: str):
-        campaign = make_campaign(system, players=[player, other_player])
-        load_demo_characters(campaign, players=[player, other_player])
-        return campaign.characters.get(owner=player)
-
-    return make
-
-
-def page_text(response) -> str:
-    """The response's visible text: tags stripped, white space folded."""
-    import re
-
-    from django.utils.html import strip_tags
-
-    return re.sub(r"\s+", " ", strip_tags(response.content.decode()))
+__all__ = ["HTMX", "page_text"]

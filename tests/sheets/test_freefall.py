@@ -16,7 +16,7 @@ from sheets.models import Character
 from sheets.systems.freefall.models import FreeFallGear, FreeFallProgram, FreeFallSheet
 from sheets.systems.freefall.sheet import builder_form_data, system
 
-HX = {"HTTP_HX_REQUEST": "true"}
+from .conftest import HTMX
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def edit(client, character, path, value, *, version=None):
     return client.post(
         reverse("sheet_field", args=[character.pk, path]),
         {"value": value, "version": character.version if version is None else version},
-        **HX,
+        **HTMX,
     )
 
 
@@ -77,7 +77,7 @@ def roll(client, character, key, **options):
     character.refresh_from_db()
     data = {"tn": "challenging", "dice": "", "conflict": "on", "visibility": "public"}
     data.update(version=character.version, **options)
-    return client.post(reverse("sheet_roll", args=[character.pk, key]), data, **HX)
+    return client.post(reverse("sheet_roll", args=[character.pk, key]), data, **HTMX)
 
 
 # ----- builder -------------------------------------------------------------------------------------
@@ -127,7 +127,6 @@ REFUSALS = [
     ("attribute below the range", {"mind": -1}, "mind", "greater than or equal to 0"),
     ("no class", {"character_class": "  "}, "character_class", "required"),
     ("no specialty", {"specialty": ""}, "specialty", "required"),
-    ("no name", {"name": ""}, "name", "required"),
     (
         "binding without an attribute",
         {"gear": [{"name": "Deck", "binding": 2}]},
@@ -252,18 +251,6 @@ def test_bad_edits_are_refused_and_change_nothing(character, client_for, player,
     assert (FreeFallSheet.objects.values().get(pk=character.freefall.pk), counts()) == before
 
 
-def test_stale_edit_is_refused_with_the_current_value(character, client_for, player, gm):
-    player_client = client_for(player)
-    character.refresh_from_db()
-    seen = character.version
-    assert edit(client_for(gm), character, "mind_spent", "1").status_code == 200
-    response = edit(player_client, character, "mind_spent", "2", version=seen)
-    assert response.status_code == 409
-    assert "MIND spent is now 1" in response.content.decode()
-    character.refresh_from_db()
-    assert character.freefall.mind_spent == 1
-
-
 def test_lowering_permanent_keeps_current_at_or_above_zero(character, client_for, player):
     client = client_for(player)
     assert edit(client, character, "body_spent", "3").status_code == 200
@@ -314,23 +301,11 @@ def test_gear_condition_and_program_status_edit_in_place(character, client_for, 
     assert system.state(Character.objects.get(pk=character.pk)).binding.mind == 2
 
 
-def test_other_players_and_outsiders_cannot_edit(character, client_for, other_player, outsider):
-    assert edit(client_for(other_player), character, "body_spent", "1").status_code == 403
-    assert edit(client_for(outsider), character, "body_spent", "1").status_code == 404
-    assert FreeFallSheet.objects.get(pk=character.freefall.pk).body_spent == 0
-
-
-def test_unknown_paths_are_404(character, client_for, player):
-    client = client_for(player)
-    assert edit(client, character, "luck_spent", "1").status_code == 404
-    assert edit(client, character, "gear:999999:condition", "ok").status_code == 404
-
-
 # ----- buttons and exact chances ------------------------------------------------------------------
 
 
 def test_buttons_show_the_exact_chance_for_the_default_options(character, client_for, player):
-    html = client_for(player).get(reverse("sheet_buttons", args=[character.pk]), **HX).content.decode()
+    html = client_for(player).get(reverse("sheet_buttons", args=[character.pk]), **HTMX).content.decode()
     plain = rules.odds(5, 11).at_least_success
     hack = rules.hack_odds(5, 11, program=rules.Program("Needle", "spike", "steel")).at_least_success
     assert f'BODY 3 - <span class="roll-chance">{format_percent(plain)}</span>' in html
@@ -341,7 +316,7 @@ def test_buttons_show_the_exact_chance_for_the_default_options(character, client
 def test_buttons_follow_the_options(character, client_for, player):
     html = (
         client_for(player)
-        .get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "2"}, **HX)
+        .get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "2"}, **HTMX)
         .content.decode()
     )
     # Hard (TN 16) with 2 dice: each die succeeds on 16-20, 1/4; P(at least one) = 7/16 = 43.75%.
@@ -355,7 +330,7 @@ def test_buttons_follow_the_options(character, client_for, player):
 def test_more_dice_than_the_pool_is_refused(character, client_for, player):
     client = client_for(player)
     edit(client, character, "harm1_state", "perm")
-    html = client.get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "5"}, **HX)
+    html = client.get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "5"}, **HTMX)
     assert "Your pool is 4 dice right now; assign at most 4." in html.content.decode()
     before = FeedEntry.objects.count()
     response = roll(client, character, "attribute:body", dice="5")
@@ -435,11 +410,6 @@ def test_a_compromised_program_cannot_roll(character, client_for, player):
     assert not FeedEntry.objects.exists()
 
 
-def test_unknown_roll_key_is_404(character, client_for, player):
-    assert roll(client_for(player), character, "attribute:luck").status_code == 404
-    assert roll(client_for(player), character, "program:999999").status_code == 404
-
-
 # ----- export, import, demo -----------------------------------------------------------------------
 
 
@@ -477,15 +447,11 @@ def test_import_refusals_save_nothing(character, client_for, player, ff_campaign
     client = client_for(player)
     exported = json.loads(client.get(reverse("sheet_export", args=[character.pk])).content)
     before = counts()
-    wrong_system = dict(exported, system="triad")
     over_bound = json.loads(json.dumps(exported))
     over_bound["sheet"]["mind"] = 1
     broken_gear = json.loads(json.dumps(exported))
     broken_gear["sheet"]["gear"] = "lots"
     cases = [
-        (json.dumps(wrong_system).encode(), "That character is for 'triad'"),
-        (b"{not json", "not valid JSON"),
-        (b" " * (65 * 1024), "too large"),
         (json.dumps(over_bound).encode(), "bind 2 MIND, but you only have 1"),
         (json.dumps(broken_gear).encode(), "The gear list could not be read"),
     ]

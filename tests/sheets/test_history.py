@@ -3,7 +3,6 @@
 import pytest
 from django.urls import reverse
 
-from sheets.history import snapshot
 from sheets.models import SheetChange
 
 from .conftest import HTMX
@@ -23,15 +22,6 @@ def character(demo_character):
     return demo_character("triad")
 
 
-def test_edits_are_recorded_with_author_before_and_after(character, player, gm, client_for):
-    edit(client_for(player), character, "body", "5")
-    edit(client_for(gm), character, "name", "Dr. Van Helsing")
-    first, second = SheetChange.objects.order_by("pk")
-    assert first.author == player and first.reason == "Edited Body"
-    assert list(first.before.values()) == [8] and list(first.after.values()) == [5]
-    assert second.author == gm and list(second.after.values()) == ["Dr. Van Helsing"]
-
-
 def test_refused_edits_record_nothing(character, player, client_for):
     edit(client_for(player), character, "body", "99")
     assert not SheetChange.objects.exists()
@@ -47,20 +37,6 @@ def test_rolls_that_change_the_sheet_are_recorded(character, player, client_for,
     change = SheetChange.objects.get()
     assert change.reason.startswith("Roll: Mind")
     assert list(change.before.values()) == [15] and list(change.after.values()) == [14]
-
-
-def test_undo_restores_exactly_the_earlier_state(character, player, gm, client_for):
-    original = snapshot(character)
-    edit(client_for(player), character, "body", "5")
-    edit(client_for(player), character, "spirit", "2")
-    client = client_for(gm)
-    for change in SheetChange.objects.order_by("-pk"):
-        response = client.post(reverse("sheet_undo", args=[character.pk, change.pk]))
-        assert response.status_code == 302
-    character.refresh_from_db()
-    assert snapshot(character) == original
-    undos = SheetChange.objects.filter(undoes__isnull=False)
-    assert undos.count() == 2 and all(u.author == gm for u in undos)
 
 
 def test_undo_refuses_when_the_value_moved_on(character, player, client_for):

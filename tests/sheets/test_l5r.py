@@ -10,6 +10,7 @@ from django.urls import reverse
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
 from rules import l5r as rules
+from rules.dice import Outcome
 from sheets.models import Character
 from sheets.systems.l5r.models import L5RSheet, L5RSkill, L5RWeapon
 from sheets.systems.l5r.sheet import system as l5r_system
@@ -90,7 +91,6 @@ def test_valid_build_saves_every_row(l5r_campaign, player, client_for):
         ({"school_rank": 11}, "school_rank", "School rank must be from 1 to 10, not 11."),
         ({"school": ""}, "school", "This field is required."),
         ({"weapons": ["nodachi"]}, "weapons", "Select a valid choice"),
-        ({"name": ""}, "name", "This field is required."),
     ],
 )
 def test_builder_refuses_each_creation_rule(l5r_campaign, player, client_for, change, field, message):
@@ -210,7 +210,7 @@ def test_lowering_void_drags_points_spent_down(demo_character, player, client_fo
 @pytest.mark.parametrize(("path", "value", "message"), [
     ("stamina", "11", "Stamina must be at most 10."),
     ("void", "0", "Void must be at least 1."),
-    ("reflexes", "abc", "Reflexes must be a whole number."),
+    ("reflexes", "abc", "Reflexes must be a whole number written in the digits 0-9."),
     ("void_spent", "3", "Void points spent must be at most 2."),
     ("school_rank", "0", "School rank must be at least 1."),
     ("school", "  ", "School cannot be empty."),
@@ -247,17 +247,6 @@ def test_bad_skill_and_weapon_edits(demo_character, player, client_for):
     kenjutsu.refresh_from_db()
     katana.refresh_from_db()
     assert (kenjutsu.rank, kenjutsu.emphasis, katana.kept) == (0, "", 2)
-
-
-def test_stale_save_is_refused_with_the_current_value(demo_character, player, gm, client_for):
-    character = demo_character("l5r")
-    stale_version = character.version
-    assert edit(client_for(gm), character, "wounds", "4").status_code == 200
-    response = edit(client_for(player), character, "wounds", "9", version=stale_version)
-    assert response.status_code == 409
-    body = response.content.decode()
-    assert "Wounds is now 4" in body and 'value="9"' in body
-    assert L5RSheet.objects.get(character=character).wounds == 4
 
 
 # ----- buttons and options -----------------------------------------------------------------------------
@@ -448,7 +437,8 @@ def test_damage_roll(demo_character, player, client_for, fixed_dice):
     roll(client_for(player), character, f"damage:{katana.pk}")
     entry = FeedEntry.objects.get()
     assert [d["face"] for d in entry.result["dice"]] == [3, 14, 6, 1, 2]
-    assert entry.result["total"] == 20 and entry.result["outcome"] == "damage"
+    assert entry.result["total"] == 20 and entry.result["outcome"] == Outcome.NONE
+    assert entry.result["outcome_label"] == "damage"
     assert entry.summary.startswith("20 damage")
 
 
@@ -460,10 +450,11 @@ def test_bow_damage_uses_the_bows_strength(demo_character, player, client_for, f
     assert FeedEntry.objects.get().result["total"] == 9
 
 
-def test_unknown_roll_key_is_404(demo_character, player, client_for):
+def test_unknown_untrained_skill_is_404(demo_character, player, client_for):
+    # Untrained skills are not buttons until the unskilled option is on, so the shared contract's
+    # near-miss keys do not reach them.
     character = demo_character("l5r")
-    for key in ("trait:luck", "skill:999999", "untrained:basketweaving", "bow:1:rock"):
-        assert roll(client_for(player), character, key).status_code == 404
+    assert roll(client_for(player), character, "untrained:basketweaving").status_code == 404
     assert not FeedEntry.objects.exists()
 
 
@@ -485,14 +476,10 @@ def test_export_then_import_round_trip(demo_character, player, client_for):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (b"not json", "not valid JSON"),
-    (json.dumps({"format": "tabletop-character", "version": 1, "system": "triad", "name": "x",
-                 "sheet": {}}).encode(), "this campaign plays L5R Roll &amp; Keep"),
     (json.dumps({"format": "tabletop-character", "version": 1, "system": "l5r", "name": "Cheat",
                  "sheet": {**VALID, "void": 11}}).encode(), "Void must be from 1 to 10"),
     (json.dumps({"format": "tabletop-character", "version": 1, "system": "l5r", "name": "Odd",
                  "sheet": {**VALID, "weapons": ["katana", "nodachi"]}}).encode(), "breaks this campaign"),
-    (b"{" + b" " * 70_000 + b"}", "too large"),
 ])
 def test_import_refusals(l5r_campaign, player, client_for, content, message):
     before = counts()

@@ -61,7 +61,6 @@ def test_valid_build_saves_every_row(triad_campaign, player, client_for):
         ({"tier": "legendary"}, "tier", "Select a valid choice"),
         ({"tier": ""}, "tier", "This field is required"),
         ({"powers": "Flight"}, "powers", "exactly 0 powers"),
-        ({"name": ""}, "name", "This field is required"),
         ({"custom_traits": "Occult"}, "traits", "listed twice"),
     ],
 )
@@ -131,19 +130,10 @@ def edit(client, character, path, value, version=None):
     )
 
 
-def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, client_for):
-    character = demo_character("triad")
-    response = edit(client_for(player), character, "body", "5")
-    assert response.status_code == 200
-    character.refresh_from_db()
-    assert character.triad.body == 5 and character.version == 2
-    assert 'id="sheet-version"' in response.content.decode() and 'value="2"' in response.content.decode()
-
-
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
-        ("body", "abc", "Body must be a whole number."),
+        ("body", "abc", "Body must be a whole number written in the digits 0-9."),
         ("body", "99", "Body must be at most 8."),
         ("mind_max", "0", "at least 1"),
         ("armor", "tinfoil", "Choose one of the listed"),
@@ -172,18 +162,6 @@ def test_bad_edit_shows_the_message_keeps_the_text_and_changes_nothing(
         character.name,
     )
     assert after == before
-
-
-def test_stale_save_is_refused_with_the_current_value(demo_character, player, gm, client_for):
-    character = demo_character("triad")
-    stale_version = character.version
-    assert edit(client_for(gm), character, "mind", "11").status_code == 200  # the GM edits first
-    response = edit(client_for(player), character, "mind", "3", version=stale_version)
-    assert response.status_code == 409
-    body = response.content.decode()
-    assert "Mind is now 11" in body and 'value="3"' in body
-    character.triad.refresh_from_db()
-    assert character.triad.mind == 11
 
 
 def test_lowering_a_maximum_drags_the_current_score_down(demo_character, player, client_for):
@@ -250,20 +228,6 @@ def test_extra_effort_costs_a_point(demo_character, player, client_for, fixed_di
     assert "extra effort" in FeedEntry.objects.get().result["changes"][0]
 
 
-def test_same_idempotency_key_rolls_once(demo_character, player, client_for):
-    character = demo_character("triad")
-    client = client_for(player)
-    roll(client, character, "ability:mind", idempotency_key="abc123")
-    roll(client, character, "ability:mind", idempotency_key="abc123")
-    assert FeedEntry.objects.count() == 1
-
-
-def test_unknown_roll_key_is_404(demo_character, player, client_for):
-    character = demo_character("triad")
-    assert roll(client_for(player), character, "ability:luck").status_code == 404
-    assert not FeedEntry.objects.exists()
-
-
 def test_export_then_import_round_trip(triad_campaign, player, client_for):
     client = client_for(player)
     client.post(
@@ -284,20 +248,6 @@ def test_export_then_import_round_trip(triad_campaign, player, client_for):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"not json", "not valid JSON"),
-        (b'{"format": "other"}', "not a character export from this app"),
-        (
-            json.dumps(
-                {"format": "tabletop-character", "version": 1, "system": "l5r", "name": "x", "sheet": {}}
-            ).encode(),
-            "this campaign plays Triad",
-        ),
-        (
-            json.dumps(
-                {"format": "tabletop-character", "version": 9, "system": "triad", "sheet": {}}
-            ).encode(),
-            "export version 9",
-        ),
         (
             json.dumps(
                 {
@@ -310,7 +260,6 @@ def test_export_then_import_round_trip(triad_campaign, player, client_for):
             ).encode(),
             "breaks this campaign",
         ),
-        (b"{" + b" " * 70_000 + b"}", "too large"),
     ],
 )
 def test_import_refusals(triad_campaign, player, client_for, content, message):
@@ -335,16 +284,3 @@ def test_edit_works_without_javascript(demo_character, player, client_for):
     assert "Body must be at most 8." in refused.content.decode()
     character.triad.refresh_from_db()
     assert character.triad.body == 6
-
-
-def test_unknown_sample_is_404_and_saves_nothing(triad_campaign, player, client_for, make_campaign):
-    before = counts()
-    response = client_for(player).post(
-        reverse("character_new", args=[triad_campaign.pk]), {"sample": "dracula"}
-    )
-    assert response.status_code == 404
-    l5r = make_campaign("l5r", players=[player])
-    assert (
-        client_for(player).post(reverse("character_new", args=[l5r.pk]), {"sample": "x"}).status_code == 404
-    )
-    assert counts() == before

@@ -34,7 +34,8 @@ from typing import Any
 from django import forms
 
 from rules import fivebyfive as rules
-from sheets.combat import Action, CombatRules, EncounterError, Logged, Side, checked
+from rules.dice import Outcome
+from sheets.combat import Action, CombatRules, EncounterError, RollResult, Side
 from sheets.contract import Die
 from sheets.services import character_change
 
@@ -230,10 +231,6 @@ def _chain_dice(faces, *, token: bool) -> tuple[Die, ...]:
     return tuple(Die(f, trump=f >= trump_face, exploded=f >= trump_face, sides=6) for f in faces)
 
 
-def _outcome(task: rules.TaskRoll) -> str:
-    return "trump" if task.trump else "success" if task.success else "failure"
-
-
 def _shifted(use: Use, shift: int) -> str:
     return use.label + (f" (shift {shift:+d})" if shift else "")
 
@@ -389,12 +386,12 @@ class FiveByFiveCombat(CombatRules):
                 combatant.state["stole"] = True
             reasons[combatant.character.pk] = "Steal initiative"
             lines.append(
-                Logged(
+                RollResult(
                     label=f"{combatant.name} tries to steal initiative",
                     summary=f"{use.label}: {_read(result)}, "
                     + ("steals it" if result.success else "acts after the GM's side"),
                     dice=_task_dice(result),
-                    outcome=_outcome(result),
+                    outcome=result.outcome,
                     total=result.faces[0] * result.faces[1] if len(result.faces) == 2 else None,
                     chance=rules.chance(result.target),
                     changes=tuple(_token_notes(combatant.name, spent=False, earned=result.token_earned)),
@@ -413,7 +410,7 @@ class FiveByFiveCombat(CombatRules):
                 combatant.state = {}
         combatants.sort(key=lambda c: c.position)
         changes.save(author, reasons)
-        lines.append(Logged(label="Turn order", summary=", ".join(c.name for c in combatants)))
+        lines.append(RollResult(label="Turn order", summary=", ".join(c.name for c in combatants)))
         return lines
 
     def new_round(self, encounter, combatants):
@@ -475,7 +472,7 @@ class FiveByFiveCombat(CombatRules):
             raise EncounterError(
                 f"That dodge is another combatant's: pick one of {target.name}'s, or leave it automatic."
             )
-        options = checked(attack_form_class(actor, [target]), data, "attack's options")
+        options = data
         use = _pick(actor, options["descriptor"], ATTACK)
         shift = options.get("shift") or 0
         changes = _Changes(encounter)
@@ -518,11 +515,11 @@ class FiveByFiveCombat(CombatRules):
         if no_dodge and hit.success:
             hit_notes.append(no_dodge)
         lines = [
-            Logged(
+            RollResult(
                 label=f"{actor.name} attacks {target.name}",
                 summary=f"{_shifted(use, shift)}: {_read(hit)}, " + ("hit" if hit.success else "miss"),
                 dice=_task_dice(hit),
-                outcome=_outcome(hit),
+                outcome=hit.outcome,
                 total=hit.faces[0] * hit.faces[1] if len(hit.faces) == 2 else None,
                 chance=rules.chance(hit.target, doubles_token=hit.token_spent),
                 changes=tuple(hit_notes),
@@ -538,13 +535,13 @@ class FiveByFiveCombat(CombatRules):
             changes.set_token(target, dodge.token_held)
             used, per_round = _dodges(target)
             lines.append(
-                Logged(
+                RollResult(
                     label=f"{target.name} dodges",
                     summary=f"{dodge_use.label}: {_read(dodge)}, "
                     + ("dodged" if dodge.success else "too slow")
                     + f" ({used} of {per_round} dodge{'s' if per_round > 1 else ''} this round)",
                     dice=_task_dice(dodge),
-                    outcome=_outcome(dodge),
+                    outcome=dodge.outcome,
                     total=dodge.faces[0] * dodge.faces[1] if len(dodge.faces) == 2 else None,
                     chance=rules.chance(dodge.target, doubles_token=dodge.token_spent),
                     changes=tuple(
@@ -563,12 +560,13 @@ class FiveByFiveCombat(CombatRules):
             trumps = len(hurt.faces) - 1
             trump_note = f" + {rules.DAMAGE_TRUMP_BONUS * trumps} ({trumps} trump{'s' if trumps > 1 else ''})"
             lines.append(
-                Logged(
+                RollResult(
                     label=f"{actor.name} damages {target.name}",
                     summary=f"{hurt.faces[-1]}{trump_note if trumps else ''} + DB {hurt.db} + AV {hurt.av} "
                     f"= {hurt.damage} damage",
                     dice=_chain_dice(hurt.faces, token=hurt.token_spent),
-                    outcome="damage",
+                    outcome=Outcome.NONE,
+                    outcome_label="damage",
                     total=hurt.damage,
                     changes=tuple(
                         _token_notes(actor.name, spent=hurt.token_spent, earned=False)
@@ -583,7 +581,7 @@ class FiveByFiveCombat(CombatRules):
         return lines
 
     def _heal(self, encounter, actor, target, data, roller, author):
-        options = checked(heal_form_class(actor), data, "heal's options")
+        options = data
         use = _pick(actor, options["descriptor"], HEALING)
         shift = options.get("shift") or 0
         changes = _Changes(encounter)
@@ -617,24 +615,25 @@ class FiveByFiveCombat(CombatRules):
         chain = f"heals {after - before} HP" if result.healed else f"harms: {result.amount} HP lost"
         trumps = len(result.faces) - 1
         return [
-            Logged(
+            RollResult(
                 label=f"{actor.name} heals {target.name}",
                 summary=f"{_shifted(use, shift)}: {_read(check)}, "
                 + ("success" if check.success else "failure"),
                 dice=_task_dice(check),
-                outcome=_outcome(check),
+                outcome=check.outcome,
                 total=check.faces[0] * check.faces[1] if len(check.faces) == 2 else None,
                 chance=rules.chance(check.target, doubles_token=check.token_spent),
                 changes=tuple(_token_notes(actor.name, spent=check.token_spent, earned=check.token_earned)),
                 character=actor.character,
             ),
-            Logged(
+            RollResult(
                 label=f"{actor.name} {'heals' if result.healed else 'harms'} {target.name}",
                 summary=f"{'Healing' if result.healed else 'Harming'} die {', '.join(map(str, result.faces))}"
                 + (f" ({trumps} trump{'s' if trumps > 1 else ''})" if trumps else "")
                 + f": {chain}",
                 dice=_chain_dice(result.faces, token=result.heal_token_spent),
-                outcome="healing" if result.healed else "harm",
+                outcome=Outcome.NONE,  # the check above succeeded or failed; this chain only counts HP
+                outcome_label="healing" if result.healed else "harm",
                 total=result.amount,
                 changes=tuple(
                     _token_notes(actor.name, spent=result.heal_token_spent, earned=False)

@@ -34,17 +34,15 @@ from django.core.exceptions import ValidationError
 from django.forms.utils import ErrorDict
 
 from rules import fivebyfive as rules
-from rules.dice import Roller, RulesError
+from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import (
     Bar,
     Die,
     EditableField,
     RollButton,
-    RollOutcome,
+    RollResult,
     SheetSystem,
     format_percent,
-    parse_int,
-    parse_text,
     rules_error_to_validation,
 )
 from sheets.services import character_change
@@ -432,6 +430,8 @@ class FiveByFiveSystem(SheetSystem):
             "hp_max": rules.hp_points(sheet.hp_rank),
             "condition": rules.condition(sheet.hp),
             "token_field": self.field(character, "doubles_token"),
+            # Rendered out of band after each roll and edit: the token and the spend option follow the sheet.
+            "sheet_oob_template": "fivebyfive/sheet.html#oob",
             "xp_field": self.field(character, "xp"),
             "gear": [self.field(character, name) for name in ("weapon", "armor", "shield", "offhand_dagger")],
             "dodges": rules.dodges_per_round(shield=sheet.shield, offhand_dagger=sheet.offhand_dagger),
@@ -474,6 +474,7 @@ class FiveByFiveSystem(SheetSystem):
                     row.value,
                     input_type="select",
                     choices=tuple((str(r), _value_label(r)) for r in ranks if r != rules.UNTRAINED),
+                    coerce=int,
                 )
             if attr == "exclusive":
                 return EditableField(
@@ -493,6 +494,7 @@ class FiveByFiveSystem(SheetSystem):
                 sheet.hp_rank,
                 input_type="select",
                 choices=tuple((str(r), f"{r + rules.HP_BONUS} (rank {r})") for r in rules.BASIC_RANKS),
+                coerce=int,
             )
         if path == "xp":
             return EditableField(path, "XP", sheet.xp, min=0, max=9999)
@@ -525,43 +527,39 @@ class FiveByFiveSystem(SheetSystem):
         except RulesError as error:
             raise ValidationError(str(error)) from None
 
-    def apply_edit(self, character, path, raw):
+    def apply_edit(self, character, path, value):
         sheet = character.fivebyfive
-        field = self.field(character, path)
-        if field.input_type == "select" and raw not in dict(field.choices):
-            raise ValidationError(f"Choose one of the listed options for {field.label}.")
         if path.startswith("descriptor:"):
             attr = path.rsplit(":", 1)[1]
             rows = self._rows(character)
             row = next(r for r in rows if r.pk == self._descriptor(character, path.split(":")[1]).pk)
             if attr == "name":
-                name = parse_text(raw, label="Descriptor name", max_length=rules.NAME_MAX_LENGTH)
-                if name.casefold() in (rules.HP_NAME.casefold(), "hit points"):
+                if value.casefold() in (rules.HP_NAME.casefold(), "hit points"):
                     raise ValidationError("HP is already on every sheet; name something else.")
-                if any(r.pk != row.pk and r.name.casefold() == name.casefold() for r in rows):
-                    raise ValidationError(f"'{name}' is already on this sheet.")
-                row.name = name
+                if any(r.pk != row.pk and r.name.casefold() == value.casefold() for r in rows):
+                    raise ValidationError(f"'{value}' is already on this sheet.")
+                row.name = value
             elif attr == "value":
-                row.value = int(raw)
+                row.value = value
                 self._check_descriptors(character, rows, sheet.hp_rank)
             else:
-                row.exclusive_action = raw
+                row.exclusive_action = value
             row.save()
             return
         if path == "hp_rank":
-            rank = int(raw)
-            self._check_descriptors(character, self._rows(character), rank)
-            sheet.hp_rank = rank
+            self._check_descriptors(character, self._rows(character), value)
+            sheet.hp_rank = value
             # A lower maximum drags current HP down with it; a higher one leaves the wounds alone.
-            sheet.hp = min(sheet.hp, rules.hp_points(rank))
+            sheet.hp = min(sheet.hp, rules.hp_points(value))
         elif path in ("hp", "xp"):
-            setattr(sheet, path, parse_int(raw, label=field.label, low=field.min, high=field.max))
+            setattr(sheet, path, value)
         elif path == "weapon":
-            sheet.weapon, sheet.weapon_db = raw, WEAPON_DB[raw]
+            sheet.weapon, sheet.weapon_db = value, WEAPON_DB[value]
         elif path == "armor":
-            sheet.armor, sheet.armor_av = raw, ARMOR_AV[raw]
+            sheet.armor, sheet.armor_av = value, ARMOR_AV[value]
         else:
-            setattr(sheet, path, raw == "on")
+            # The yes/no lists (token, shield, off-hand dagger): "on" is yes.
+            setattr(sheet, path, value == "on")
         sheet.save()
 
     # ----- rolls -----------------------------------------------------------------------------------
@@ -685,13 +683,12 @@ class FiveByFiveSystem(SheetSystem):
         changes = self._token_changes(
             sheet, spent=result.token_spent, earned=result.token_earned, held=result.token_held
         )
-        outcome = "trump" if result.trump else "success" if result.success else "failure"
-        summary = self._task_summary(result, outcome)
-        return RollOutcome(
+        summary = self._task_summary(result)
+        return RollResult(
             label=f"{name} {value}",
             request={"key": key, "shift": steps, "spend_token": spend, "target": result.target},
             dice=dice,
-            outcome=outcome,
+            outcome=result.outcome,
             summary=summary,
             chance=odds["trump"] + odds["success"],
             changes=changes,
@@ -705,7 +702,7 @@ class FiveByFiveSystem(SheetSystem):
         )
 
     @staticmethod
-    def _task_summary(result: rules.TaskRoll, outcome: str) -> str:
+    def _task_summary(result: rules.TaskRoll) -> str:
         if result.target is None:
             return "No chance after the shifts: nothing rolled, failure"
         faces = " × ".join(str(f) for f in result.faces)
@@ -716,7 +713,7 @@ class FiveByFiveSystem(SheetSystem):
         else:
             read = f"{faces}: a poor roll needs a trump"
         doubles = " · doubles!" if result.doubles else ""
-        return f"{read}, {'success' if outcome != 'failure' else 'failure'}{doubles}"
+        return f"{read}, {'success' if result.success else 'failure'}{doubles}"
 
     @staticmethod
     def _token_changes(sheet, *, spent: bool, earned: bool, held: bool) -> tuple[str, ...]:
@@ -751,11 +748,12 @@ class FiveByFiveSystem(SheetSystem):
             f"{result.faces[-1]} + DB {sheet.weapon_db}{trump_note} = {result.damage} damage "
             "before the target's armor"
         )
-        return RollOutcome(
+        return RollResult(
             label=f"Damage: {sheet.weapon or 'No weapon'}",
             request={"key": "damage", "db": sheet.weapon_db, "spend_token": spend},
             dice=dice,
-            outcome="damage",
+            outcome=Outcome.NONE,
+            outcome_label="damage",
             summary=summary,
             total=result.damage,
             changes=changes,

@@ -40,7 +40,7 @@ from typing import Any
 from django import forms
 
 from rules import freefall as rules
-from sheets.combat import Action, CombatRules, EncounterError, Logged, checked
+from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
@@ -203,11 +203,11 @@ class FreeFallCombat(CombatRules):
         self._fresh_round(encounter, combatants)
         return [self._round_line(encounter, combatants)]
 
-    def _round_line(self, encounter, combatants) -> Logged:
+    def _round_line(self, encounter, combatants) -> RollResult:
         pools = ", ".join(
             f"{c.name} {_resources(c)[0].pool}d20" for c in combatants if c.character and not c.out
         )
-        return Logged(
+        return RollResult(
             label=f"Round {encounter.round}: declare", summary=f"Everyone declares. Pools: {pools}."
         )
 
@@ -244,7 +244,7 @@ class FreeFallCombat(CombatRules):
         if step < 0 or encounter.state.get("phase") == RESOLVE:
             return []
         encounter.state["phase"] = RESOLVE
-        return [Logged(label="Resolution", summary="All declared: actions resolve, last declared first.")]
+        return [RollResult(label="Resolution", summary="All declared: actions resolve, last declared first.")]
 
     # ----- what the GM may do now ------------------------------------------------------------------
 
@@ -333,7 +333,7 @@ class FreeFallCombat(CombatRules):
         return self._take(encounter, actor, data, author)
 
     def _add(self, actor, action, target, data):
-        cleaned = checked(_declaration_form(actor, attack=action == "attack"), data, "action")
+        cleaned = data
         difficulty = rules.Difficulty(cleaned["difficulty"])
         row = {
             "by": actor.pk,
@@ -407,7 +407,7 @@ class FreeFallCombat(CombatRules):
         encounter.state["queue"] = self._queue(encounter.state["declarations"])
         actor.state = {"declared": rows}
         lines = [
-            Logged(
+            RollResult(
                 label=f"{actor.name} declares",
                 summary="; ".join(_row_text(r) for r in rows) + f" ({declaration.dice_assigned} of "
                 f"{declaration.pool} dice)",
@@ -464,11 +464,12 @@ class FreeFallCombat(CombatRules):
             + (f" ({', '.join(notes)})" if notes else "")
         )
         lines.append(
-            Logged(
+            RollResult(
                 label=f"{attacker.name}: {item['name']}" + (f" at {victim.name}" if victim else ""),
                 summary=summary,
                 dice=tuple(Die(face, sides=rules.DIE) for face in result.faces),
                 outcome=result.outcome,
+                outcome_label=OUTCOME_LABELS[result.outcome],
                 chance=odds.at_least_success,
                 changes=tuple(changes),
                 character=attacker.character,
@@ -477,7 +478,7 @@ class FreeFallCombat(CombatRules):
         return lines
 
     @staticmethod
-    def _settle_clash(queue, step, group) -> Logged:
+    def _settle_clash(queue, step, group) -> RollResult:
         # resolution_order wants declaration order; the queue is already reversed.
         turns = [
             rules.Turn(
@@ -489,7 +490,7 @@ class FreeFallCombat(CombatRules):
         ]
         queue[step:] = [queue[int(t.label)] for t in rules.resolution_order(turns)]
         order = [row for row in queue[step:] if row["clash"] == queue[step]["clash"] and row["faces"]]
-        return Logged(
+        return RollResult(
             label="Clash",
             summary="Highest single die acts first: "
             + ", then ".join(f"{row['name']} at {row['target_name']} ({max(row['faces'])})" for row in order),
@@ -590,7 +591,7 @@ class FreeFallCombat(CombatRules):
                     row.save(update_fields=["condition"])
 
     def _mitigate(self, encounter, actor, data, author):
-        points = checked(MitigateForm, data, "mitigation").get("points") or 0
+        points = data.get("points") or 0
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
         after = rules.mitigate(before, points)
@@ -603,7 +604,7 @@ class FreeFallCombat(CombatRules):
             f"{after.remaining} level(s) left"
         ]
         lines = [
-            Logged(
+            RollResult(
                 label=f"{actor.name} mitigates",
                 summary=f"Spends {points} {attribute.label} against {pending['levels']} level(s) of "
                 f"{pending['kind']} harm.",
@@ -615,7 +616,7 @@ class FreeFallCombat(CombatRules):
         return lines + self._settle(encounter, actor, author)
 
     def _take(self, encounter, actor, data, author):
-        cleaned = checked(_resolve_form(actor), data, "harm choice")
+        cleaned = data
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
         after = rules.resolve(
@@ -629,7 +630,7 @@ class FreeFallCombat(CombatRules):
         )
         step = after.steps[-1]
         lines = [
-            Logged(
+            RollResult(
                 label=f"{actor.name} takes harm",
                 summary=f"{step[0].upper()}{step[1:]}; {after.remaining} level(s) left.",
                 changes=(f"{actor.name}: harm {_slots_text(after.track)}, pool {after.track.pool}",),
@@ -639,7 +640,7 @@ class FreeFallCombat(CombatRules):
         ]
         return lines + self._settle(encounter, actor, author)
 
-    def _settle(self, encounter, actor, author) -> list[Logged]:
+    def _settle(self, encounter, actor, author) -> list[RollResult]:
         """Close finished harm; a level nothing can absorb takes the combatant out."""
         lines = []
         queue = encounter.state["pending_harm"]
@@ -649,7 +650,7 @@ class FreeFallCombat(CombatRules):
                 ended = rules.overwhelm(incoming)
                 actor.out = True
                 lines.append(
-                    Logged(
+                    RollResult(
                         label=f"{actor.name} is taken out",
                         summary=f"{ended.unabsorbed} level(s) of {incoming.kind.value} harm could not be "
                         "absorbed: out of the fight (the GM rules what that means).",

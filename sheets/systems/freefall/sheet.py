@@ -15,10 +15,9 @@ from sheets.contract import (
     Die,
     EditableField,
     RollButton,
-    RollOutcome,
+    RollResult,
     SheetSystem,
     format_percent,
-    parse_int,
     rules_error_to_validation,
 )
 
@@ -659,18 +658,14 @@ class FreeFallSystem(SheetSystem):
                 )
         raise KeyError(path)
 
-    def apply_edit(self, character, path, raw):
+    def apply_edit(self, character, path, value):
         sheet = character.freefall
-        field = self.field(character, path)
-        if field.input_type == "select" and raw not in dict(field.choices):
-            raise ValidationError(f"Choose one of the listed options for {field.label.lower()}.")
         attribute, _, part = path.partition("_")
         if attribute in ATTRIBUTES and part == "perm":
-            self._edit_permanent(character, attribute, raw, field)
+            self._edit_permanent(character, attribute, value)
         elif attribute in ATTRIBUTES and part == "spent":
             state = self.state(character)
             top = max(0, state.current_max[attribute])
-            value = parse_int(raw, label=field.label, low=0)
             if value > top:
                 raise ValidationError(
                     f"{ATTRIBUTE_LABELS[attribute]} has {top} to spend (permanent "
@@ -680,19 +675,18 @@ class FreeFallSystem(SheetSystem):
             setattr(sheet, path, value)
             sheet.save(update_fields=[path])
         elif path in HARM_PATHS:
-            self._edit_harm(sheet, path, raw)
+            self._edit_harm(sheet, path, value)
         elif path.startswith("gear:"):
             row = character.ff_gear.get(pk=int(path.split(":")[1]))
-            row.condition = raw
+            row.condition = value
             row.save(update_fields=["condition"])
         else:
             row = character.ff_programs.get(pk=int(path.split(":")[1]))
-            row.compromised = raw == "yes"
+            row.compromised = value == "yes"
             row.save(update_fields=["compromised"])
 
-    def _edit_permanent(self, character, attribute: str, raw: str, field: EditableField) -> None:
+    def _edit_permanent(self, character, attribute: str, value: int) -> None:
         sheet = character.freefall
-        value = parse_int(raw, label=field.label, low=field.min, high=field.max)
         state = self.state(character)
         bound = state.binding[attribute]
         if value < bound:
@@ -707,16 +701,16 @@ class FreeFallSystem(SheetSystem):
         sheet.save(update_fields=[f"{attribute}_perm", spent_path])
 
     @staticmethod
-    def _edit_harm(sheet, path: str, raw: str) -> None:
+    def _edit_harm(sheet, path: str, value: str) -> None:
         slot, part = HARM_PATHS[path]
         state_path, kind_path = f"harm{slot}_state", f"harm{slot}_kind"
         state, kind = getattr(sheet, state_path), getattr(sheet, kind_path)
         if part == "state":
-            state = raw
+            state = value
             # A slot holds a kind exactly when filled: clearing drops it, filling an empty one picks one.
-            kind = "" if raw == rules.SlotState.EMPTY else (kind or rules.HarmKind.PHYSICAL.value)
-        elif raw:
-            kind = raw
+            kind = "" if value == rules.SlotState.EMPTY else (kind or rules.HarmKind.PHYSICAL.value)
+        elif value:
+            kind = value
             if state == rules.SlotState.EMPTY:
                 state = rules.SlotState.TEMP.value
         elif state != rules.SlotState.EMPTY:
@@ -841,7 +835,7 @@ class FreeFallSystem(SheetSystem):
         summary = f"{dice}d20{bonus} vs TN {tn}: {successes}, {OUTCOME_LABELS[result.outcome]}"
         if notes:
             summary += f" ({', '.join(notes)})"
-        return RollOutcome(
+        return RollResult(
             label=label,
             request={
                 "key": key,
@@ -854,6 +848,7 @@ class FreeFallSystem(SheetSystem):
             },
             dice=tuple(Die(face, sides=rules.DIE) for face in result.faces),
             outcome=result.outcome,
+            outcome_label=OUTCOME_LABELS[result.outcome],
             summary=summary,
             chance=odds.at_least_success,
             # No total: the dice are not summed, each is read against the TN (successes are in extra).

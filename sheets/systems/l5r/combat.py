@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from django import forms
 
 from rules import l5r as rules
-from sheets.combat import Action, CombatRules, EncounterError, Logged, checked
+from rules.dice import Outcome
+from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
@@ -248,7 +249,7 @@ class L5RCombat(CombatRules):
             combatant.initiative = result.total
             combatant.state = {}
             lines.append(
-                Logged(
+                RollResult(
                     label=f"{combatant.name} initiative",
                     summary=(
                         f"Reflexes {numbers.reflexes} + {rank_name} {numbers.school_rank}: "
@@ -321,16 +322,17 @@ class L5RCombat(CombatRules):
         if plan.raises:
             plural = "s" if plan.raises > 1 else ""
             tn_words += f" + {rules.RAISE_STEP * plan.raises} for {plan.raises} raise{plural}"
-        outcome = "hit" if result.success else "miss"
+        hit_or_miss = "hit" if result.success else "miss"
         lines = [
-            Logged(
+            RollResult(
                 label=f"{actor.name} attacks {target.name}",
                 summary=(
                     f"{plan.words}{' + Void point' * plan.use_void}: {result.notation} vs TN {tn_plan.tn} "
-                    f"({tn_words}): {result.total}, {outcome}{_exploded(result)}"
+                    f"({tn_words}): {result.total}, {hit_or_miss}{_exploded(result)}"
                 ),
                 dice=_dice(result),
-                outcome=outcome,
+                outcome=result.outcome,
+                outcome_label=hit_or_miss,
                 total=result.total,
                 chance=plan.pool.chance(tn_plan.tn, odd_die_bonus=odd),
                 changes=tuple(changes),
@@ -342,14 +344,15 @@ class L5RCombat(CombatRules):
             damage = rules.roll_pool(roller, plan.damage, odd_die_bonus=odd)
             raised = f" + {plan.raises}k0 for raises" if plan.raises else ""
             lines.append(
-                Logged(
+                RollResult(
                     label=f"{actor.name} damages {target.name}",
                     summary=(
                         f"{plan.damage_words}{raised}: {damage.notation}: {damage.total} wounds"
                         f"{_exploded(damage)}"
                     ),
                     dice=_dice(damage),
-                    outcome="damage",
+                    outcome=Outcome.NONE,
+                    outcome_label="damage",
                     total=damage.total,
                     changes=tuple(self._wound(target, damage.total, author, source=actor.name)),
                     character=target.character or actor.character,
@@ -360,7 +363,7 @@ class L5RCombat(CombatRules):
     def _plan(self, actor, data) -> AttackPlan:
         """The attack and damage pools from the form the GM filled in."""
         if actor.character is None:
-            options = checked(L5RNpcAttackForm, data, "attack's options")
+            options = data
             stats = actor.stats
             raises = options["raises"] or 0
             pool = rules.skill_pool(stats["agility"], stats["attack_skill"], attack=True)
@@ -369,7 +372,7 @@ class L5RCombat(CombatRules):
             damage = rules.damage_pool(weapon, stats["strength"])
             damage_words = f"Weapon {weapon.dr} + Strength {stats['strength']}"
         else:
-            options = checked(_attack_form(actor.character), data, "attack's options")
+            options = data
             sheet = actor.character.l5r
             skill = rules.skill_info(options["skill"])
             row = actor.character.l5r_skills.filter(name__iexact=skill.name).first()

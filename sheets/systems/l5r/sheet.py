@@ -25,16 +25,14 @@ from django.core.exceptions import ValidationError
 from django.db.models import F
 
 from rules import l5r as rules
-from rules.dice import Roller, RulesError
+from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import (
     Curve,
     Die,
     EditableField,
     RollButton,
-    RollOutcome,
+    RollResult,
     SheetSystem,
-    parse_int,
-    parse_text,
     rules_error_to_validation,
 )
 
@@ -551,6 +549,7 @@ class L5RSystem(SheetSystem):
                     skill.emphasis,
                     input_type="text",
                     max_length=EMPHASIS_MAX_LENGTH,
+                    required=False,  # a skill may have no emphasis
                 )
         if kind == "weapon" and ident.isdigit():
             weapon = character.l5r_weapons.filter(pk=int(ident)).first()
@@ -566,12 +565,7 @@ class L5RSystem(SheetSystem):
                 return EditableField(path, f"{weapon.name} kept dice", weapon.kept, min=1, max=rules.TEN_DICE)
         raise KeyError(path)
 
-    def apply_edit(self, character, path, raw):
-        field = self.field(character, path)
-        if field.input_type == "text":
-            value = parse_text(raw, label=field.label, max_length=field.max_length, required=path == "school")
-        else:
-            value = parse_int(raw, label=field.label, low=field.min, high=field.max)
+    def apply_edit(self, character, path, value):
         kind, _, rest = path.partition(":")
         if kind == "skill":
             ident, _, part = rest.partition(":")
@@ -810,11 +804,12 @@ class L5RSystem(SheetSystem):
         exploded = [" + ".join(str(f) for f in chain) for chain in result.chains if len(chain) > 1]
         written = pool_text(pool, odd=odd) + ("" if pool.explode else " unskilled")
         request.update(pool=written, rolled=result.notation)
+        outcome_label = ""
         if plan is None:
-            outcome = "damage"
+            outcome, outcome_label = Outcome.NONE, "damage"
             summary = f"{result.total} damage ({result.notation})"
         else:
-            outcome = "success" if result.success else "failure"
+            outcome = result.outcome
             summary = f"{result.total} vs TN {tn}, {rules.difficulty_name(tn)} ({result.notation}): {outcome}"
             if request["wound_penalty"]:
                 wounded = wound_state(sheet).name
@@ -828,11 +823,12 @@ class L5RSystem(SheetSystem):
                 summary += " (the TN without the raises was reached)"
         if exploded:
             summary += " · tens exploded: " + ", ".join(exploded)
-        return RollOutcome(
+        return RollResult(
             label=f"{item['label']} ({written})",
             request=request,
             dice=dice,
             outcome=outcome,
+            outcome_label=outcome_label,
             summary=summary,
             chance=chance,
             total=result.total,

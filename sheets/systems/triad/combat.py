@@ -11,7 +11,7 @@ from __future__ import annotations
 from django import forms
 
 from rules import triad as rules
-from sheets.combat import Action, CombatRules, EncounterError, Logged, checked
+from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
@@ -66,7 +66,7 @@ class TriadCombat(CombatRules):
             if combatant.character is None:
                 entry = rules.npc_initiative(str(combatant.pk), combatant.stats["difficulty"])
                 lines.append(
-                    Logged(
+                    RollResult(
                         label=f"{combatant.name} initiative",
                         summary=f"Difficulty {combatant.stats['difficulty']} + 5 = {entry.value}",
                         total=entry.value,
@@ -86,7 +86,7 @@ class TriadCombat(CombatRules):
                 )
                 best = max(sheet.body, sheet.mind, sheet.spirit)
                 lines.append(
-                    Logged(
+                    RollResult(
                         label=f"{combatant.name} initiative",
                         summary=f"d20 {entry.die} or best ability {best}: {entry.value}",
                         dice=tuple(Die(f, kept=f == entry.die, sides=rules.DIE) for f in entry.faces),
@@ -124,7 +124,7 @@ class TriadCombat(CombatRules):
             sheet.stunned = False
             sheet.save(update_fields=["stunned"])
         return [
-            Logged(
+            RollResult(
                 label=f"{actor.name} shakes off the stun",
                 summary="No longer stunned.",
                 character=actor.character,
@@ -166,7 +166,7 @@ class TriadCombat(CombatRules):
         actor.state = {**actor.state, "actions": actor.state.get("actions", 0) + 1}
         if action == "move":
             return [
-                Logged(
+                RollResult(
                     label=f"{actor.name} moves",
                     summary=f"{actor.name} moves.",
                     secret=actor.character is None,
@@ -174,13 +174,15 @@ class TriadCombat(CombatRules):
             ]
         if action == "evade":
             actor.state["evading"] = True
-            return [Logged(label=f"{actor.name} evades", summary="Advantage on defence until the next turn.")]
+            return [
+                RollResult(label=f"{actor.name} evades", summary="Advantage on defence until the next turn.")
+            ]
         if actor.character is not None:
             return self._pc_attacks(actor, target, data, roller, author)
         return self._npc_attacks(actor, target, data, roller, author)
 
     def _pc_attacks(self, actor, target, data, roller, author):
-        options = checked(TriadAttackForm, data, "attack's options")
+        options = data
         sheet = actor.character.triad
         ability = options["ability"]
         edge = rules.net_edge(
@@ -211,7 +213,7 @@ class TriadCombat(CombatRules):
         if outcome.to_attacker:
             changes += self._hurt(actor, outcome.to_attacker, author, source=target.name)
         lines = [
-            Logged(
+            RollResult(
                 label=f"{actor.name} attacks {target.name}",
                 summary=(
                     f"{ability.title()} {result.ability} vs {difficulty}: {result.total}, {result.outcome}"
@@ -227,7 +229,7 @@ class TriadCombat(CombatRules):
         return lines
 
     def _npc_attacks(self, actor, target, data, roller, author):
-        options = checked(TriadDefendForm, data, "defence's options")
+        options = data
         sheet = target.character.triad
         difficulty = actor.stats["difficulty"]
         evading = target.state.get("evading", False)
@@ -243,7 +245,7 @@ class TriadCombat(CombatRules):
             )
             changes += self._hurt(target, points, author, source=actor.name)
         return [
-            Logged(
+            RollResult(
                 label=f"{actor.name} attacks {target.name}",
                 summary=(
                     f"{target.name} defends with Body {result.ability} vs {difficulty}: {result.total}, "

@@ -15,9 +15,8 @@ from sheets.contract import (
     Die,
     EditableField,
     RollButton,
-    RollOutcome,
+    RollResult,
     SheetSystem,
-    parse_int,
     rules_error_to_validation,
 )
 
@@ -255,20 +254,13 @@ class TriadSystem(SheetSystem):
             )
         raise KeyError(path)
 
-    def apply_edit(self, character, path, raw):
+    def apply_edit(self, character, path, value):
         sheet = character.triad
-        field = self.field(character, path)
-        if field.input_type == "select":
-            if raw not in dict(field.choices):
-                raise ValidationError(f"Choose one of the listed {field.label.lower()} options.")
-            setattr(sheet, path, raw)
-        else:
-            value = parse_int(raw, label=field.label, low=field.min, high=field.max)
-            setattr(sheet, path, value)
-            if path.endswith("_max"):
-                # Lowering a maximum drags the current score down with it; raising it leaves it alone.
-                ability = path[:-4]
-                setattr(sheet, ability, min(getattr(sheet, ability), value))
+        setattr(sheet, path, value)
+        if path.endswith("_max"):
+            # Lowering a maximum drags the current score down with it; raising it leaves it alone.
+            ability = path[:-4]
+            setattr(sheet, ability, min(getattr(sheet, ability), value))
         sheet.save()
 
     # ----- rolls -----------------------------------------------------------------------------------
@@ -350,7 +342,7 @@ class TriadSystem(SheetSystem):
         kept_index = result.faces.index(result.kept)
         dice = tuple(Die(face, kept=(i == kept_index), sides=20) for i, face in enumerate(result.faces))
         floor_note = " (floored by the ability)" if result.total > result.kept else ""
-        return RollOutcome(
+        return RollResult(
             label=f"{task.label} ({ABILITY_LABELS[ability]} {current})",
             request={
                 "key": key,

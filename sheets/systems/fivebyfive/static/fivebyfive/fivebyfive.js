@@ -94,32 +94,9 @@
     renumber(null);
   }
 
-  // On the sheet a roll can earn or spend the doubles token: show the saved token again, and untick
-  // "spend" once it is gone so the next roll is not refused for want of a token.
-  // htmx:load, not afterRequest: the roll's out-of-band swap replaces the button that asked, so
-  // events fired on it never reach the document.
-  function afterRoll(event) {
-    var result = event.target;
-    if (result.id !== "roll-result" || !result.querySelector(".feed-entry")) { return; }
-    document.querySelectorAll("[data-fbf-refresh]").forEach(function (box) {
-      var field = box.querySelector(".editable");
-      if (field && !field.classList.contains("editing")) {
-        htmx.ajax("GET", box.dataset.fbfRefresh, { target: field, swap: "outerHTML" });
-      }
-    });
-    var spend = document.getElementById("id_spend_token");
-    if (spend && spend.checked && /doubles token spent/.test(result.textContent)) {
-      spend.checked = false;
-      spend.dispatchEvent(new Event("change", { bubbles: true }));
-    }
-  }
-
   function start() {
     var list = document.getElementById("fbf-ranking");
     if (list) { setUp(list); }
-    if (document.querySelector("[data-fbf-refresh]")) {
-      document.addEventListener("htmx:load", afterRoll);
-    }
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,117 @@
+"""The character file a player uploads, read and checked before any of it reaches a builder form."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from campaigns.forms import WHOLE_NUMBER_LIMIT, WholeNumberField
+
+from .contract import EXPORT_FORMAT, EXPORT_VERSION
+
+MAX_IMPORT_BYTES = 64 * 1024
+# A sheet's version as the page sent it; never blank (the view treats an unreadable one as stale).
+VERSION_FIELD = WholeNumberField(min_value=0)
+NOT_JSON = "That file is not a character export (it is not valid JSON)."
+
+
+def _no_constant(name: str):
+    # NaN and Infinity are not JSON; Python's reader accepts them unless told otherwise.
+    raise ValueError(name)
+
+
+class CharacterImportForm(forms.Form):
+    """A character export for ``campaign``: JSON of this app's format and version, for the campaign's system.
+
+    ``cleaned_data["export"]`` is the parsed file.
+    """
+
+    file = forms.FileField(
+        label="Character file (.json)",
+        error_messages={
+            "required": "Choose a character file (.json) to import.",
+            "empty": "That file is empty; a character file holds a character export.",
+            "invalid": "Choose a character file (.json) to import.",
+        },
+    )
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_IMPORT_BYTES:
+            raise ValidationError(
+                f"That file is too large ({upload.size // 1024} KB); a character file is under 64 KB."
+            )
+        try:
+            data = json.loads(upload.read().decode("utf-8"), parse_constant=_no_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            # ValueError covers bad JSON, NaN/Infinity and integers too long to read.
+            raise ValidationError(NOT_JSON) from None
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != EXPORT_FORMAT
+            or not isinstance(data.get("sheet"), dict)
+        ):
+            raise ValidationError("That file is not a character export from this app.")
+        if data.get("version") != EXPORT_VERSION:
+            raise ValidationError(
+                f"That file is export version {_shown(data.get('version'))}; "
+                f"this app reads version {EXPORT_VERSION}."
+            )
+        if data.get("system") != self.campaign.system:
+            raise ValidationError(
+                f"That character is for {_shown(data.get('system'))}; this campaign plays "
+                f"{self.campaign.get_system_display()}."
+            )
+        self.cleaned_data["export"] = data
+        return upload
+
+
+def _shown(value: Any) -> str:
+    """A value from the file as the message shows it: cut short, and never a nested object's Python text."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
+    if value is None or isinstance(value, bool | int | float):
+        text = json.dumps(value)
+        return text if len(text) <= 40 else "a number too long to show"
+    return "a list or object"
+
+
+def _scalar_problem(value: Any) -> str:
+    """Why ``value`` cannot stand in a form field ("" when it can: text, a whole number, a flag, nothing)."""
+    if value is None or isinstance(value, str | bool):
+        return ""
+    if isinstance(value, int):
+        return "" if abs(value) <= WHOLE_NUMBER_LIMIT else "the number is far too large"
+    if isinstance(value, float):
+        return "" if math.isfinite(value) else "the number is not finite"
+    return "a list or object where a single value belongs"
+
+
+def builder_data_problems(form: forms.Form) -> list[str]:
+    """The builder data's values that are not plain values of the kind the builder reads.
+
+    A builder bound to a dict would turn a nested object into its Python text ("{'a': 1}") and store
+    it; only fields that take several values (multiple choice) may hold a list, of plain values.
+    """
+    problems = []
+    for key, value in form.data.items():
+        field = form.fields.get(key)
+        label = form[key].label if field is not None else key.replace("_", " ")
+        many = isinstance(field, forms.MultipleChoiceField | forms.ModelMultipleChoiceField)
+        if many and isinstance(value, list | tuple):
+            reasons = [r for r in (_scalar_problem(v) for v in value) if r]
+            if any(isinstance(v, bool) for v in value):
+                reasons.append("a flag among the choices")
+        else:
+            reasons = [r for r in [_scalar_problem(value)] if r]
+        if reasons:
+            problems.append(f"{label}: {reasons[0]}")
+    return problems
