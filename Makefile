@@ -1,7 +1,9 @@
 # Two commands for a fresh machine: `make run` and `make test` (see README.md).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-HOST ?= 127.0.0.1
+# 0.0.0.0: every interface, so the others in the room join from their own machines (HOST=127.0.0.1
+# keeps it to this one). The demo step prints the LAN address(es) and each campaign's invite link.
+HOST ?= 0.0.0.0
 PORT ?= 8000
 
 .PHONY: run test test-fast lint install serve bench
@@ -16,7 +18,7 @@ install: $(VENV)/.installed
 
 run: install
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py demo
+	HOST=$(HOST) PORT=$(PORT) $(PY) manage.py demo
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20 --lifespan off
 
 lint: install

@@ -1,32 +1,37 @@
-"""How fast the live table is: click-to-feed, the broadcast leg, and sustained throughput.
+"""How fast the live table is on the path a browser takes: an htmx POST in, the entry on every socket.
 
-Run with ``.venv/bin/python bench/table.py`` (``--quick`` for a smoke run). It prints figures and
-asserts nothing. Redis must be reachable at REDIS_URL (default redis://127.0.0.1:6379/15); a random
-channel-layer prefix keeps the run apart from anything else on that Redis.
+Run with ``.venv/bin/python bench/table.py`` (``--quick``: a smoke run well under 3 minutes). It prints
+figures and asserts nothing. Redis must be reachable at REDIS_URL (default redis://127.0.0.1:6379/15)
+for the Redis rows; a random channel-layer prefix keeps the run apart from anything else there.
 
-Three servers are measured in one run, each in its own process, driven by the same client code in this
-process (no per-message compression anywhere, so all three send the same bytes on the wire):
+Three servers, each in its own process under the same uvicorn, driven by the same client code here:
 
-* **floor**: a bare ``websockets`` server that keeps a set of sockets per table and broadcasts to it;
-  a "roll" draws from ``secrets`` and broadcasts a ~200-byte message.
-* **memory** and **redis**: the real app (``config.asgi``) under uvicorn, on the in-memory layer and on
-  channels-redis, with a throwaway SQLite database in a temporary folder.
+* **floor**: a framework-free ASGI app. An HTTP POST in (its body read), one draw from ``secrets``, an
+  entry of the app's entry frame's size sent to every socket at the table, a response of the app's
+  response's size. Sockets are kept per table in a dict.
+* **memory** and **redis**: the real app (``config.asgi``) in production mode, on the in-memory layer
+  and on channels-redis, with a throwaway SQLite database.
 
-Figures:
+What the client sends is what a browser sends: ``POST`` with the session cookie, the CSRF cookie and
+its ``X-CSRFToken`` header, ``Origin``, ``HX-Request: true`` and the form fields of the dice box or the
+sheet's roll button (a fresh idempotency key each time), over one keep-alive connection per roller.
 
-* *click-to-feed*: one client sends a roll request over the table's websocket; the time until the last
-  of the N clients at the table (the roller included) has the entry. For the app this is the whole
-  path: validate, roll, save with its seq, render, commit, group_send, per-viewer filtering, send.
-* *broadcast leg*: the same, minus the roll: a bench-only socket (added by the launcher, never by the
-  app) asks the server to group_send a pre-rendered entry event; the time until the last client has
-  it. For the floor it is the same broadcast without the random draw.
-* *sustained*: 100 tables of 8, each table closed-loop (the next broadcast once all 8 have the
-  previous one), for a few seconds: broadcasts per second; and real rolls per second the same way.
-  The client process decodes every frame, so on a 2-core machine it is part of what is measured, for
-  the floor as much as for the app.
+Figures (every one also as a ratio to the floor's in this run):
 
-Every figure is also printed as a ratio to the floor's figure from this same run. Lost and duplicated
-entries are counted per client from the seq numbers; they should be 0 everywhere.
+* *click-to-feed*: from the POST until the last of the N sockets at the table (the roller's own
+  included) has the entry; *POST answered*: until the response is in.
+* *broadcast leg*: a bench-only socket asks the server to group_send a ready-made entry event (the
+  app's own event shape); until the last socket has it. The floor sends the same bytes to its sockets.
+* *in-place edit*: a sheet value saved the way the page saves it; the answer only (an edit sends the
+  table no feed entry).
+* *sustained*: one roller rolling closed-loop at a table of 8; and 100 tables of 8 at once, each
+  closed-loop (the next POST once all 8 have the last entry). The client decodes every frame, on the
+  same 2 cores, for the floor as much as for the app.
+
+Lost and duplicated entries are counted per socket from the seq numbers.
+
+The table socket also takes a roll message, but no page sends one (every roll on the page is an htmx
+POST), so that path is not measured here.
 """
 
 from __future__ import annotations
@@ -35,27 +40,32 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import resource
 import secrets
 import socket
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 SIZES = (8, 64, 256)
-SAMPLES = {8: 200, 64: 100, 256: 60}
+SAMPLES = {8: 150, 64: 80, 256: 40}
 TABLES, SEATS = 100, 8
-SUSTAIN_SECONDS = 5.0
+SUSTAIN_SECONDS = 4.0
 SAMPLE_TIMEOUT = 5.0
 WARM_UP = 5
+DICE_LINE = "4d6kh3+2 vs 12"
+VERSION = re.compile(rb'id="sheet-version"[^>]*value="(\d+)"')
 
 
 def raise_fd_limit() -> None:
@@ -64,62 +74,112 @@ def raise_fd_limit() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Servers (each runs in a child process started by the main run)
+# The floor: the same protocol work without the framework
 # ---------------------------------------------------------------------------------------------------
 
 
-def serve_floor(port: int) -> None:
-    """The floor: a bare websockets server that broadcasts to every socket of a table."""
-    from websockets.asyncio.server import broadcast, serve
-
-    tables: dict[str, set] = {}
+def floor_app(entry_size: int, response_size: int):
+    tables: dict[str, set[asyncio.Queue]] = {}
     seqs: dict[str, int] = {}
-    pad = "x" * 120
     system_random = secrets.SystemRandom()
+    response_body = b"x" * response_size
 
-    async def handler(connection):
-        table = connection.request.path
-        members = tables.setdefault(table, set())
-        members.add(connection)
+    def frame(table: str, face: int) -> str:
+        seqs[table] = seq = seqs.get(table, 0) + 1
+        head = json.dumps({"type": "entry", "seq": seq, "face": face, "html": ""})
+        return head[:-2] + "x" * max(0, entry_size - len(head)) + '"}'
+
+    def broadcast(table: str, text: str) -> None:
+        for queue in tables.get(table, ()):
+            queue.put_nowait(text)
+
+    async def http(scope, receive, send):
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        table = scope["path"].split("/")[2]  # /roll/<table>/
+        broadcast(table, frame(table, system_random.randint(1, 20)))
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/html"),
+                    (b"content-length", str(len(response_body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": response_body})
+
+    async def websocket(scope, receive, send):
+        path = scope["path"]
+        message = await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        if path == "/bench/trigger/":
+            while True:
+                message = await receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                table = json.loads(message["text"])["table"]
+                broadcast(table, frame(table, 0))
+        table = path.split("/")[2]  # /ws/<table>/table/
+        queue: asyncio.Queue = asyncio.Queue()
+        tables.setdefault(table, set()).add(queue)
+        await send({"type": "websocket.send", "text": '{"type": "ready"}'})
+
+        async def pump():
+            while True:
+                await send({"type": "websocket.send", "text": await queue.get()})
+
+        pumping = asyncio.create_task(pump())
         try:
-            await connection.send('{"type": "ready"}')
-            async for raw in connection:
-                request = json.loads(raw)
-                seqs[table] = seq = seqs.get(table, 0) + 1
-                if request["type"] == "roll":
-                    face = system_random.randint(1, 20)
-                    body = {"type": "entry", "seq": seq, "face": face, "pad": pad}
-                else:
-                    body = {"type": "entry", "seq": seq, "face": 0, "pad": pad}
-                broadcast(members, json.dumps(body))
+            while (await receive())["type"] != "websocket.disconnect":
+                pass
         finally:
-            members.discard(connection)
+            pumping.cancel()
+            tables[table].discard(queue)
 
-    async def main():
-        async with serve(handler, "127.0.0.1", port, compression=None, max_queue=None) as server:
-            await server.serve_forever()
+    async def app(scope, receive, send):
+        if scope["type"] == "http":
+            await http(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await websocket(scope, receive, send)
 
-    asyncio.run(main())
+    return app
 
 
-# The app under uvicorn, with the layer, a rate limit out of the way, and a bench-only trigger socket.
+def serve_floor(port: int, entry_size: int, response_size: int) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        floor_app(entry_size, response_size),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        ws_per_message_deflate=False,
+    )
+
+
+# The app under uvicorn: its layer, rate limits out of the way, and a bench-only trigger socket.
 APP_LAUNCHER = r"""
 import json, os, sys
 import config.settings as project_settings
 layer = sys.argv[2]
 if layer == "redis":
-    # The app's own Redis layer (settings read REDIS_URL), under a prefix of this run's own.
     project_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["LAYER_PREFIX"]
 else:
     project_settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 project_settings.TABLE_RATE_LIMITS = {"roll": (10**9, 1), "chat": (10**9, 1)}
+project_settings.TABLE_SOCKETS_PER_USER = 10**6
 
 from config.asgi import application as app_application
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.routing import ProtocolTypeRouter
 from campaigns import realtime
-
-SAMPLE_HTML = None
 
 class Trigger(AsyncWebsocketConsumer):
     # Bench only: group_send a ready-made public entry event to a table, as realtime.entry_event would.
@@ -127,7 +187,7 @@ class Trigger(AsyncWebsocketConsumer):
         request = json.loads(text_data)
         seq = request["seq"]
         frame = json.dumps({"type": "entry", "seq": seq, "html": os.environ["SAMPLE_HTML"]})
-        await self.channel_layer.group_send(realtime.table_group(request["campaign"]), {
+        await self.channel_layer.group_send(realtime.table_group(request["table"]), {
             "type": "feed.entry", "seq": seq, "visibility": "public", "author_id": 0,
             "frames": {"full": frame},
         })
@@ -173,7 +233,7 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 60) -> 
 
 
 class Fixtures:
-    """Users, campaigns and session cookies in a throwaway SQLite database."""
+    """Users, campaigns, characters and browser cookies in a throwaway SQLite database."""
 
     def __init__(self, folder: Path):
         os.environ["SQLITE_PATH"] = str(folder / "bench.sqlite3")
@@ -189,46 +249,153 @@ class Fixtures:
 
         call_command("migrate", verbosity=0)
         users = get_user_model()
-        # Sessions are made with force_login below; nobody logs in with a password.
         self.gm = users.objects.create_user("bench-gm")
         self.roller = users.objects.create_user("bench-roller")
         self.viewer = users.objects.create_user("bench-viewer")
+        # What a browser holds: a session cookie, and the CSRF cookie whose value it echoes in a header.
+        self.csrf = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
         self.cookies = {}
         for user in (self.roller, self.viewer):
-            client = Client()
+            client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
             client.force_login(user)
-            self.cookies[user.pk] = f"sessionid={client.cookies['sessionid'].value}"
+            self.cookies[user.pk] = f"sessionid={client.cookies['sessionid'].value}; csrftoken={self.csrf}"
+        self.system = self._working_system()
 
-    def campaigns(self, count: int) -> list[int]:
+    def _working_system(self) -> str:
+        """The first installed system whose demo sheet rolls and edits cleanly (the sheet-roll rows)."""
+        from sheets.registry import game_systems
+
+        for config in game_systems():
+            try:
+                (campaign_id,) = self.campaigns(1, config.label)
+                self.sheet_roll_form(campaign_id)
+                return config.label
+            except Exception as error:  # noqa: BLE001 (a system half-way through an edit: try the next)
+                print(f"  ({config.label} left out of the sheet rows: {error!r:.120})")
+        raise SystemExit("no system's demo sheet rolls")
+
+    def campaigns(self, count: int, system: str | None = None) -> list[int]:
         from campaigns.models import Campaign, Membership
+        from sheets.demo import load_demo_characters
 
         made = Campaign.objects.bulk_create(
-            Campaign(name=f"bench {uuid.uuid4().hex[:6]}", system="triad", gm=self.gm) for _ in range(count)
+            Campaign(name=f"bench {uuid.uuid4().hex[:6]}", system=system or self.system, gm=self.gm)
+            for _ in range(count)
         )
-        ids = [campaign.pk for campaign in made]
         Membership.objects.bulk_create(
-            Membership(campaign_id=pk, user=user) for pk in ids for user in (self.roller, self.viewer)
+            Membership(campaign_id=c.pk, user=user) for c in made for user in (self.roller, self.viewer)
         )
-        return ids
+        for campaign in made:
+            load_demo_characters(campaign, players=[self.roller])
+        return [c.pk for c in made]
 
-    def sample_html(self) -> str:
-        """A real public entry as the feed renders it, for the broadcast-leg trigger."""
+    def sheet_roll_form(self, campaign_id: int, *, check: bool = True) -> tuple[str, dict]:
+        """The first roll button's URL and the fields the page posts with it (checked through Django)."""
+        from django.test import Client
+
+        from sheets.models import Character
+        from sheets.registry import system_for
+
+        character = Character.objects.select_related("campaign").get(campaign_id=campaign_id)
+        system = system_for(character.campaign)
+        form = system.options_form(character=character)
+        options = {name: field.initial for name, field in form.fields.items()}
+        key = system.buttons(character, options)[0].key
+        data = {
+            name: ("on" if value is True else str(value))
+            for name, value in options.items()
+            if value not in (None, False, "")
+        }
+        data["visibility"] = "public"
+        url = f"/characters/{character.pk}/roll/{key}/"
+        if not check:
+            return url, data
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        response = client.post(url, {**data, "idempotency_key": uuid.uuid4().hex}, HTTP_HX_REQUEST="true")
+        if response.status_code != 200:
+            raise RuntimeError(f"sheet roll answered {response.status_code}")
+        return url, data
+
+    def edit_form(self, campaign_id: int) -> dict:
+        """The in-place edit of the character's name (every system has it): URL, value, page version."""
+        from sheets.models import Character
+
+        character = Character.objects.get(campaign_id=campaign_id)
+        return {
+            "url": f"/characters/{character.pk}/field/name/",
+            "value": character.name,
+            "version": character.version,
+        }
+
+    def samples(self) -> dict:
+        """A real public entry frame and a real dice-box answer, for the trigger and the floor's sizes."""
+        from django.test import Client
+
         from campaigns import services
-        from campaigns.selectors import FULL
+        from campaigns.models import Campaign
+        from campaigns.realtime import entry_event
 
         (campaign_id,) = self.campaigns(1)
-        from campaigns.models import Campaign
-        from campaigns.rendering import render_entry
-
         entry, _ = services.table_roll_create(
-            campaign=Campaign.objects.get(pk=campaign_id), author=self.roller, notation_text="4d6kh3+2 vs 12"
+            campaign=Campaign.objects.get(pk=campaign_id), author=self.roller, notation_text=DICE_LINE
         )
-        return render_entry(entry, FULL)
+        frame = entry_event(entry)["frames"]["full"]
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        response = client.post(
+            f"/campaigns/{campaign_id}/table/roll/",
+            {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex},
+            HTTP_HX_REQUEST="true",
+        )
+        return {
+            "html": json.loads(frame)["html"],
+            "entry_size": len(frame),
+            "response_size": len(response.content),
+        }
 
 
 # ---------------------------------------------------------------------------------------------------
 # Clients
 # ---------------------------------------------------------------------------------------------------
+
+
+class Http:
+    """One keep-alive HTTP/1.1 connection, as a browser tab keeps to its server."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.reader = self.writer = None
+
+    async def post(self, path: str, fields: dict, headers: dict) -> tuple[int, bytes]:
+        try:
+            return await self._post(path, fields, headers)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            # The server closed an idle keep-alive connection; a browser opens a new one and resends.
+            self.writer = None
+            return await self._post(path, fields, headers)
+
+    async def _post(self, path: str, fields: dict, headers: dict) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        body = urlencode(fields).encode()
+        lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", f"Content-Length: {len(body)}"]
+        lines += ["Content-Type: application/x-www-form-urlencoded"] + [
+            f"{k}: {v}" for k, v in headers.items()
+        ]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
 
 
 class Table:
@@ -239,7 +406,7 @@ class Table:
         self.sockets = []
         self.readers = []
         self.seqs: list[list[int]] = []
-        self.waiting_seq = None
+        self.waiting_count = None
         self.got = 0
         self.done = asyncio.Event()
         self.ready = 0
@@ -264,8 +431,9 @@ class Table:
                 frame = json.loads(raw)
                 kind = frame.get("type")
                 if kind == "entry":
-                    self.seqs[index].append(frame["seq"])
-                    if frame["seq"] == self.waiting_seq:
+                    # The app's frames carry a cursor (an opaque id), the floor's and the trigger's a seq.
+                    self.seqs[index].append(frame.get("cursor", frame.get("seq")))
+                    if len(self.seqs[index]) == self.waiting_count:
                         self.got += 1
                         if self.got == self.size:
                             self.done.set()
@@ -276,8 +444,9 @@ class Table:
         except ConnectionClosed:
             pass
 
-    def expect(self, seq: int) -> None:
-        self.waiting_seq = seq
+    def expect(self, count: int) -> None:
+        """Wait for every socket to hold ``count`` entries (one roller per table: one entry per click)."""
+        self.waiting_count = count
         self.got = 0
         self.done.clear()
 
@@ -290,13 +459,11 @@ class Table:
             return False
 
     def losses(self, sent: list[int]) -> tuple[int, int]:
-        """(lost, duplicated) entries summed over every socket at the table."""
+        """(lost, duplicated) entries over every socket: each should hold one of each click, once."""
         lost = dup = 0
-        wanted = set(sent)
-        for seqs in self.seqs:
-            got = [seq for seq in seqs if seq in wanted]
+        for got in self.seqs:
             dup += len(got) - len(set(got))
-            lost += len(wanted - set(got))
+            lost += max(0, len(sent) - len(set(got)))
         return lost, dup
 
     async def close(self) -> None:
@@ -307,18 +474,27 @@ class Table:
 
 
 class Server:
-    """How the clients talk to one of the three servers."""
+    """How the clients talk to one of the servers: the same requests, the app's URLs or the floor's."""
 
-    def __init__(self, name: str, port: int, fixtures: Fixtures | None):
+    def __init__(self, name: str, port: int, fixtures: Fixtures | None, forms: dict):
         self.name = name
         self.port = port
         self.fixtures = fixtures
+        self.forms = forms  # campaign id -> {"sheet": (url, data), "edit": (url, value)}
         self.origin = f"http://127.0.0.1:{port}"
         self.trigger = None
+        self.http: dict[int, Http] = {}
+
+    def headers(self, user_pk: int | None) -> dict:
+        headers = {"Origin": self.origin, "HX-Request": "true"}
+        if self.fixtures is not None:
+            headers["Cookie"] = self.fixtures.cookies[user_pk]
+            headers["X-CSRFToken"] = self.fixtures.csrf
+        return headers
 
     def seat_urls(self, table_id: int, size: int):
         if self.fixtures is None:
-            url = f"ws://127.0.0.1:{self.port}/table/{table_id}"
+            url = f"ws://127.0.0.1:{self.port}/ws/{table_id}/table/"
             return [(url, None, None)] * size
         url = f"ws://127.0.0.1:{self.port}/ws/campaigns/{table_id}/table/"
         roller = {"Cookie": self.fixtures.cookies[self.fixtures.roller.pk]}
@@ -330,7 +506,8 @@ class Server:
         await table.open(self.seat_urls(table_id, size))
         if self.fixtures is not None:
             for sock in table.sockets:
-                await sock.send('{"type": "hello", "last_seq": 0}')
+                # Today's hello (a null cursor: the page shows no entry yet) and the one before cursors.
+                await sock.send('{"type": "hello", "cursor": null, "feed": true, "last_seq": 0}')
         async with asyncio.timeout(60):
             await table.all_ready.wait()
         return table
@@ -338,22 +515,53 @@ class Server:
     async def open_trigger(self) -> None:
         from websockets.asyncio.client import connect
 
-        if self.fixtures is not None and self.trigger is None:
+        if self.trigger is None:
             self.trigger = await connect(
                 f"ws://127.0.0.1:{self.port}/bench/trigger/", origin=self.origin, compression=None
             )
 
-    async def roll(self, table: Table, table_id: int, seq: int) -> None:
-        if self.fixtures is None:
-            await table.sockets[0].send('{"type": "roll"}')
-        else:
-            await table.sockets[0].send(json.dumps({"type": "roll", "notation": "4d6kh3+2 vs 12"}))
+    def _client(self, table_id: int) -> Http:
+        if table_id not in self.http:
+            self.http[table_id] = Http(self.port)
+        return self.http[table_id]
 
-    async def broadcast(self, table: Table, table_id: int, seq: int) -> None:
+    async def post(self, table_id: int, action: str) -> int:
+        """One click: the POST a browser sends for ``action``; returns the answer's status."""
+        key = uuid.uuid4().hex
+        roller = self.fixtures.roller.pk if self.fixtures else None
         if self.fixtures is None:
-            await table.sockets[0].send('{"type": "trigger"}')
-        else:
-            await self.trigger.send(json.dumps({"campaign": table_id, "seq": seq}))
+            path, fields = (
+                f"/roll/{table_id}/",
+                {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key},
+            )
+        elif action == "dice box":
+            path = f"/campaigns/{table_id}/table/roll/"
+            fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}
+        elif action == "sheet roll":
+            path, data = self.forms[table_id]["sheet"]
+            fields = {**data, "idempotency_key": key}
+        else:  # in-place edit: the name saved again, with the version the page holds
+            edit = self.forms[table_id]["edit"]
+            fields = {"value": edit["value"], "version": str(edit["version"])}
+            path = edit["url"]
+        status, body = await self._client(table_id).post(path, fields, self.headers(roller))
+        if action == "edit" and self.fixtures is not None:
+            # The answer carries the sheet's new version, as the page keeps it for the next save.
+            found = VERSION.search(body)
+            if found:
+                self.forms[table_id]["edit"]["version"] = int(found.group(1))
+        return status
+
+    async def broadcast(self, table_id: int, seq: int) -> None:
+        await self.trigger.send(
+            json.dumps({"table": str(table_id) if self.fixtures is None else table_id, "seq": seq})
+        )
+
+    async def close(self) -> None:
+        for client in self.http.values():
+            await client.close()
+        if self.trigger is not None:
+            await self.trigger.close()
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -361,59 +569,75 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
+def summary(times: list[float], answered: list[float], lost: int, dup: int, bad: int) -> dict:
+    nan = float("nan")
+    return {
+        "p50": statistics.median(times) * 1000 if times else nan,
+        "p99": percentile(times, 0.99) * 1000 if times else nan,
+        "post": statistics.median(answered) * 1000 if answered else nan,
+        "lost": lost,
+        "dup": dup,
+        "bad": bad,
+    }
+
+
 async def latency(server: Server, table_id: int, size: int, samples: int, action: str) -> dict:
-    """Sequential samples at one table; returns p50, p99 (ms), lost, duplicated."""
+    """Sequential clicks at one table: click-to-feed p50/p99, POST answered p50, lost, duplicated."""
     table = await server.open_table(table_id, size)
     await server.open_trigger()
-    send = server.roll if action == "roll" else server.broadcast
-    times, sent, seq = [], [], 0
-    # A few unmeasured rounds first: imports, template loading and connection pools warm up.
+    times, answered, sent, seq, bad = [], [], [], 0, 0
     for round_number in range(WARM_UP + samples):
         seq += 1
         table.expect(seq)
         start = time.perf_counter()
-        await send(table, table_id, seq)
+        if action == "broadcast leg":
+            await server.broadcast(table_id, seq)
+        else:
+            status = await server.post(table_id, action)
+            bad += status != 200
+            if round_number >= WARM_UP:
+                answered.append(time.perf_counter() - start)
         if await table.wait() and round_number >= WARM_UP:
             times.append(time.perf_counter() - start)
         sent.append(seq)
-        await asyncio.sleep(0.002)
     await asyncio.sleep(0.2)  # let stragglers land before counting
     lost, dup = table.losses(sent)
     await table.close()
-    if not times:
-        return {"p50": float("nan"), "p99": float("nan"), "lost": lost, "dup": dup}
-    return {
-        "p50": statistics.median(times) * 1000,
-        "p99": percentile(times, 0.99) * 1000,
-        "lost": lost,
-        "dup": dup,
-    }
+    return summary(times, answered, lost, dup, bad)
+
+
+async def edit_latency(server: Server, table_id: int, samples: int) -> dict:
+    """An in-place edit's answer (an edit puts nothing in the feed)."""
+    answered, bad = [], 0
+    for round_number in range(WARM_UP + samples):
+        start = time.perf_counter()
+        status = await server.post(table_id, "edit")
+        bad += status != 200
+        if round_number >= WARM_UP:
+            answered.append(time.perf_counter() - start)
+    return summary(answered, answered, 0, 0, bad)
 
 
 async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
-    """Closed loop at every table at once for SUSTAIN_SECONDS; completed broadcasts per second."""
-    tables = []
-    for table_id in table_ids:
-        tables.append(await server.open_table(table_id, SEATS))
-    await server.open_trigger()
-    send = server.roll if action == "roll" else server.broadcast
-    completed = 0
-    lost_samples = 0
+    """Closed loop at every table at once: completed clicks per second over all of them."""
+    tables = [await server.open_table(table_id, SEATS) for table_id in table_ids]
+    completed = timeouts = bad = 0
     sent_per_table: list[list[int]] = [[] for _ in tables]
     stop_at = time.perf_counter() + SUSTAIN_SECONDS
 
     async def loop(index: int, table: Table, table_id: int):
-        nonlocal completed, lost_samples
+        nonlocal completed, timeouts, bad
         seq = 0
         while time.perf_counter() < stop_at:
             seq += 1
             table.expect(seq)
-            await send(table, table_id, seq)
+            status = await server.post(table_id, action)
+            bad += status != 200
             sent_per_table[index].append(seq)
             if await table.wait():
                 completed += 1
             else:
-                lost_samples += 1
+                timeouts += 1
 
     start = time.perf_counter()
     await asyncio.gather(*(loop(i, t, tid) for i, (t, tid) in enumerate(zip(tables, table_ids, strict=True))))
@@ -422,57 +646,77 @@ async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
     lost = dup = 0
     for table, sent in zip(tables, sent_per_table, strict=True):
         table_lost, table_dup = table.losses(sent)
-        lost += table_lost
-        dup += table_dup
+        lost, dup = lost + table_lost, dup + table_dup
         await table.close()
-    return {"rate": completed / elapsed, "lost": lost, "dup": dup}
+    return {"rate": completed / elapsed, "lost": lost, "dup": dup, "bad": bad}
 
 
 # ---------------------------------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------------------------------
 
+ACTIONS = ("dice box", "sheet roll", "broadcast leg")
+
 
 async def measure(server: Server, ids: dict) -> dict:
     results = {}
     for size in SIZES:
-        results[("roll", size)] = await latency(server, ids[("roll", size)], size, SAMPLES[size], "roll")
-        results[("broadcast", size)] = await latency(
-            server, ids[("broadcast", size)], size, SAMPLES[size], "broadcast"
-        )
-    results["sustained broadcast"] = await sustained(server, ids["sustained broadcast"], "broadcast")
-    results["sustained roll"] = await sustained(server, ids["sustained roll"], "roll")
-    if server.trigger is not None:
-        await server.trigger.close()
+        for action in ACTIONS:
+            results[(action, size)] = await latency(server, ids[(action, size)], size, SAMPLES[size], action)
+    results["edit"] = await edit_latency(server, ids[("sheet roll", 8)], SAMPLES[8])
+    for action in ("dice box", "sheet roll"):
+        results[("one roller", action)] = await sustained(server, ids[("one roller", action)], action)
+        results[("100 tables", action)] = await sustained(server, ids[("100 tables", action)], action)
+    await server.close()
     return results
 
 
 def table_ids(fixtures: Fixtures | None) -> dict:
     ids = {}
     for size in SIZES:
-        for action in ("roll", "broadcast"):
-            ids[(action, size)] = fixtures.campaigns(1)[0] if fixtures else f"{action}-{size}"
-    for action in ("sustained broadcast", "sustained roll"):
-        ids[action] = (
-            fixtures.campaigns(TABLES)
-            if fixtures
-            else [f"{action.replace(' ', '-')}-{n}" for n in range(TABLES)]
+        for action in ACTIONS:
+            ids[(action, size)] = fixtures.campaigns(1)[0] if fixtures else f"{action[:4]}-{size}"
+    for action in ("dice box", "sheet roll"):
+        ids[("one roller", action)] = fixtures.campaigns(1) if fixtures else [f"one-{action[:4]}"]
+        ids[("100 tables", action)] = (
+            fixtures.campaigns(TABLES) if fixtures else [f"many-{action[:4]}-{n}" for n in range(TABLES)]
         )
     return ids
 
 
-def run_server(kind: str, fixtures: Fixtures | None, env: dict[str, str]) -> dict:
+def forms_for(fixtures: Fixtures | None, ids: dict) -> dict:
+    """Per campaign: its sheet's roll button (URL and fields) and its in-place edit."""
+    if fixtures is None:
+        return {}
+    forms = {}
+    for value in ids.values():
+        for campaign_id in value if isinstance(value, list) else [value]:
+            forms[campaign_id] = {
+                "sheet": fixtures.sheet_roll_form(campaign_id, check=False),
+                "edit": fixtures.edit_form(campaign_id),
+            }
+    return forms
+
+
+def run_server(kind: str, fixtures: Fixtures | None, env: dict[str, str], sizes: dict) -> dict:
     port = free_port()
     if kind == "floor":
-        argv = [str(Path(__file__).resolve()), "--serve-floor", str(port)]
+        argv = [
+            str(Path(__file__).resolve()),
+            "--serve-floor",
+            str(port),
+            str(sizes["entry_size"]),
+            str(sizes["response_size"]),
+        ]
     else:
         argv = ["-c", APP_LAUNCHER, str(port), kind]
+    ids = table_ids(fixtures)
+    forms = forms_for(fixtures, ids)
     process = subprocess.Popen([sys.executable, *argv], cwd=ROOT, env=env)
     try:
         wait_for_port(port, process)
-        server = Server(kind, port, fixtures)
         print(f"  measuring {kind} ...", flush=True)
-        return asyncio.run(measure(server, table_ids(fixtures)))
+        return asyncio.run(measure(Server(kind, port, fixtures, forms), ids))
     finally:
         process.terminate()
         try:
@@ -483,52 +727,64 @@ def run_server(kind: str, fixtures: Fixtures | None, env: dict[str, str]) -> dic
 
 def ratio(value: float, floor: float) -> str:
     if not floor or value != value or floor != floor:
-        return "   -  "
-    return f"{value / floor:5.1f}x"
+        return "    -  "
+    return f"{value / floor:6.1f}x"
 
 
 def report(results: dict[str, dict]) -> None:
     floor = results["floor"]
     print()
-    print("Latency, ms (ratio to the floor's same figure in this run); lost / duplicated entries")
+    print("Click-to-feed, ms (ratio to the floor's same figure in this run); POST answered p50; lost / dup")
     header = (
-        f"{'server':<7} {'what':<14} {'N':>4}  {'p50':>8} {'':>6}  {'p99':>8} {'':>6}  {'lost':>4} {'dup':>4}"
+        f"{'server':<7} {'what':<14} {'N':>4}  {'p50':>8} {'':>7}  {'p99':>8} {'':>7}  "
+        f"{'answered':>8} {'':>7}  {'lost':>4} {'dup':>4} {'!200':>4}"
     )
     print(header)
     print("-" * len(header))
-    for action, title in (("roll", "click-to-feed"), ("broadcast", "broadcast leg")):
+    for action in ACTIONS:
         for size in SIZES:
             base = floor[(action, size)]
             for name, figures in results.items():
                 row = figures[(action, size)]
                 print(
-                    f"{name:<7} {title:<14} {size:>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
-                    f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  {row['lost']:>4} {row['dup']:>4}"
+                    f"{name:<7} {action:<14} {size:>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
+                    f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  {row['post']:8.2f} "
+                    f"{ratio(row['post'], base['post'])}  {row['lost']:>4} {row['dup']:>4} {row['bad']:>4}"
                 )
         print()
-    print(
-        f"Sustained over {TABLES} tables of {SEATS}, {SUSTAIN_SECONDS:.0f} s each: "
-        "per second (share of the floor)"
-    )
-    for key in ("sustained broadcast", "sustained roll"):
-        base = floor[key]["rate"]
-        for name, figures in results.items():
-            row = figures[key]
-            share = f"{row['rate'] / base:6.1%}" if base else "-"
-            print(
-                f"{name:<7} {key:<20} {row['rate']:9.0f}/s  {share:>7}  lost {row['lost']} dup {row['dup']}"
-            )
+    base = floor["edit"]
+    for name, figures in results.items():
+        row = figures["edit"]
+        print(
+            f"{name:<7} {'in-place edit':<14} {'':>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
+            f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  (the answer only)"
+        )
+    print()
+    print(f"Sustained, {SUSTAIN_SECONDS:.0f} s, closed loop: clicks per second (share of the floor's)")
+    for scope in ("one roller", f"{TABLES} tables"):
+        for action in ("dice box", "sheet roll"):
+            base_rate = floor[(scope.replace(f"{TABLES} tables", "100 tables"), action)]["rate"]
+            for name, figures in results.items():
+                row = figures[(scope.replace(f"{TABLES} tables", "100 tables"), action)]
+                share = f"{row['rate'] / base_rate:6.1%}" if base_rate else "-"
+                print(
+                    f"{name:<7} {scope:<11} {action:<11} {row['rate']:8.0f}/s  {share:>7}  "
+                    f"lost {row['lost']} dup {row['dup']} !200 {row['bad']}"
+                )
         print()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few samples only: checks the bench runs")
-    parser.add_argument("--serve-floor", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--no-redis", action="store_true", help="leave out the Redis layer")
+    parser.add_argument(
+        "--serve-floor", type=int, nargs=3, metavar=("PORT", "ENTRY", "RESPONSE"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     raise_fd_limit()
     if args.serve_floor:
-        serve_floor(args.serve_floor)
+        serve_floor(*args.serve_floor)
         return
     global SUSTAIN_SECONDS, TABLES
     if args.quick:
@@ -541,28 +797,32 @@ def main() -> None:
     os.environ["DJANGO_SECRET_KEY"] = "bench-only-" + uuid.uuid4().hex * 2
     with tempfile.TemporaryDirectory(prefix="table-bench-") as folder:
         fixtures = Fixtures(Path(folder))
+        sizes = fixtures.samples()
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_DEBUG")}
         env.update(
             SQLITE_PATH=str(Path(folder) / "bench.sqlite3"),
             REDIS_URL=REDIS_URL,
             LAYER_PREFIX=f"bench-{uuid.uuid4().hex[:10]}",
-            # Production mode, as a table would be served: no per-query debug bookkeeping.
+            # Production mode, as a table is served (plain HTTP on loopback: no HTTPS redirect).
             DJANGO_DEBUG="0",
+            DJANGO_SECURE_SSL_REDIRECT="0",
             DJANGO_ALLOWED_HOSTS="127.0.0.1",
             DJANGO_SETTINGS_MODULE="config.settings",
-            SAMPLE_HTML=fixtures.sample_html(),
+            SAMPLE_HTML=sizes["html"],
             LOG_LEVEL="ERROR",
         )
-        print(f"Table benchmark: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, redis {REDIS_URL}")
-        results = {
-            "floor": run_server("floor", None, env),
-            "memory": run_server("memory", fixtures, env),
-            "redis": run_server("redis", fixtures, env),
-        }
+        print(
+            f"Table benchmark: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, redis {REDIS_URL}; "
+            f"sheet rolls on a {fixtures.system} demo sheet"
+        )
+        results = {"floor": run_server("floor", None, env, sizes)}
+        results["memory"] = run_server("memory", fixtures, env, sizes)
+        if not args.no_redis:
+            results["redis"] = run_server("redis", fixtures, env, sizes)
     report(results)
     print(
-        f"Total run time {time.perf_counter() - started:.0f} s. Entry frame for the app: "
-        f"{len(env['SAMPLE_HTML'])} bytes of HTML; floor: ~200 bytes."
+        f"Total run time {time.perf_counter() - started:.0f} s. Entry frame {sizes['entry_size']} bytes, "
+        f"dice-box answer {sizes['response_size']} bytes (the floor sends the same sizes)."
     )
 
 

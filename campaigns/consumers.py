@@ -2,18 +2,26 @@
 
 The protocol, both ways as JSON text frames:
 
-    client -> server   {"type": "hello", "last_seq": n}          first, on every (re)connect
+    client -> server   {"type": "hello", "cursor": "..." | null, "feed": true}   first, on every
+                                   (re)connect: the newest entry the page shows (null: none); "feed":
+                                   false for a page without a feed (a sheet), which gets no entries
                        {"type": "roll", "notation": "2d6+1", "visibility": "public", "key": "..."}
                        {"type": "chat", "text": "...", "key": "..."}
                        {"type": "ping"}                     every 25 s: the heartbeat
-    server -> client   {"type": "entry", "seq": n, "html": "<li ...>"}   oldest first, never repeated
+    server -> client   {"type": "entry", "cursor": "...", "html": "<li ...>"}   oldest first, never
+                                   repeated
                        {"type": "ready"}          the catch-up after hello is done
-                       {"type": "ok", "action": "roll" | "chat", "seq": n, "key": "..."}
+                       {"type": "ok", "action": "roll" | "chat", "cursor": "...", "key": "..."}
                        {"type": "error", "action": ..., "message": "...", "key": "..."}
                                    (+ "retry_after": seconds, when rate limited)
-                       {"type": "reload"}         too much was missed; fetch the page again
-                       {"type": "pong", "seq": n}   after any entries the viewer had missed
+                       {"type": "reload"}         too much was missed (or the cursor is unknown);
+                                   fetch the page again
+                       {"type": "pong"}           after any entries the viewer had missed
                        {"type": "refresh", "panel": name}   a panel changed: fetch it again over HTTP
+
+A cursor (cursors.py) is a keyed permutation of the entry's campaign-wide seq: the seq itself never
+reaches a browser, because the gaps between a player's seqs would count the entries hidden from them.
+The client only compares cursors for equality; the server turns the hello's cursor back into a seq.
 
 Anything else from the client closes that client's socket (code 4400) and nothing else; client data
 never goes into a group event. Close codes the page acts on:
@@ -44,7 +52,7 @@ from django.utils.crypto import constant_time_compare
 
 from rules.dice import RulesError
 
-from . import hooks, realtime, selectors, services
+from . import cursors, hooks, realtime, selectors, services
 from .models import Campaign, Visibility
 
 logger = logging.getLogger(__name__)
@@ -135,6 +143,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # The highest seq this connection has dealt with (sent, or known hidden from this viewer);
         # None until the client's hello says where it stands.
         self.seen_seq = None
+        self.wants_feed = True  # False for a page without a feed: it hears panels only
         self.session_key = None
         self.seat_key = None  # this socket's key in _open_sockets, once counted
         self.groups_joined = []
@@ -273,11 +282,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         if gone is not None:
             await self._close(CLOSE_NOT_SEATED, gone)
             return
-        if self.seen_seq is not None and newest_seq > self.seen_seq:
+        if self.wants_feed and self.seen_seq is not None and newest_seq > self.seen_seq:
             # The layer lost a broadcast (Redis was down): read the gap from the database now.
             if not await self._catch_up(self.seen_seq):
                 return
-        await self._send_json({"type": "pong", "seq": newest_seq})
+        await self.send(text_data='{"type": "pong"}')
 
     def _still_here(self) -> tuple[str | None, int]:
         """(why this socket must close, or None; the campaign's newest seq)."""
@@ -288,12 +297,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         return None, Campaign.objects.values_list("last_seq", flat=True).get(pk=self.campaign.pk)
 
     async def client_hello(self, message):
-        last_seq = message.get("last_seq", 0)
-        if isinstance(last_seq, bool) or not isinstance(last_seq, int) or last_seq < 0:
+        cursor = message.get("cursor")
+        wants_feed = message.get("feed", True)
+        last_seq = 0 if cursor is None else cursors.seq_for(self.campaign.pk, cursor)
+        if last_seq is None or not isinstance(wants_feed, bool):
             await self._close(CLOSE_BAD_MESSAGE)
             return
         if self.seen_seq is not None:
             return  # one hello per connection; the stream is already flowing
+        self.wants_feed = wants_feed
         if await self._catch_up(last_seq):
             await self.send(text_data='{"type": "ready"}')
 
@@ -315,9 +327,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         # read the feed on the strength of a check made at connect.
         if selectors.table_seat(self.user, self.campaign.pk) is None:
             return False, [], after_seq, True
+        if not self.wants_feed:
+            # Nothing to replay to a page without a feed; the live stream starts from the newest.
+            newest_seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=self.campaign.pk)
+            return True, [], newest_seq, True
         entries, newest_seq, complete = selectors.feed_since(
             self.user, self.campaign, after_seq=after_seq, limit=CATCH_UP_LIMIT
         )
+        if after_seq > newest_seq:
+            # Not a cursor of this campaign's feed (forged, or from before a SECRET_KEY change):
+            # the page starts again from a fresh copy.
+            complete = False
         return True, [realtime.entry_frame(entry, entry.variant) for entry in entries], newest_seq, complete
 
     async def client_roll(self, message):
@@ -337,11 +357,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
             problem = "That request key is not valid."
         if problem is None:
-            problem, seq, broadcasts = await database_sync_to_async(self._roll)(
+            problem, cursor, broadcasts = await database_sync_to_async(self._roll)(
                 notation_text, visibility, character_id, key
             )
             await self._broadcast(broadcasts)
-        await self._answer("roll", problem, seq if problem is None else None, key)
+        await self._answer("roll", problem, cursor if problem is None else None, key)
 
     async def _broadcast(self, broadcasts):
         """Send what a committed change collected (realtime.collected_broadcasts) from this loop."""
@@ -354,8 +374,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _roll(self, notation_text, visibility, character_id, key):
         with realtime.collected_broadcasts() as broadcasts:
-            problem, seq = self._roll_saved(notation_text, visibility, character_id, key)
-        return problem, seq, list(broadcasts)
+            problem, cursor = self._roll_saved(notation_text, visibility, character_id, key)
+        return problem, cursor, list(broadcasts)
 
     def _roll_saved(self, notation_text, visibility, character_id, key):
         # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
@@ -381,7 +401,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
         except (RulesError, services.CampaignError) as error:
             return error, None  # the message, and for a rate limit its wait
-        return None, entry.seq
+        return None, entry.cursor
 
     async def client_chat(self, message):
         key = message.get("key")
@@ -391,14 +411,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
             problem = "That request key is not valid."
         else:
-            problem, seq, broadcasts = await database_sync_to_async(self._chat)(text, key)
+            problem, cursor, broadcasts = await database_sync_to_async(self._chat)(text, key)
             await self._broadcast(broadcasts)
-        await self._answer("chat", problem, seq if problem is None else None, key)
+        await self._answer("chat", problem, cursor if problem is None else None, key)
 
     def _chat(self, text, key):
         with realtime.collected_broadcasts() as broadcasts:
-            problem, seq = self._chat_saved(text, key)
-        return problem, seq, list(broadcasts)
+            problem, cursor = self._chat_saved(text, key)
+        return problem, cursor, list(broadcasts)
 
     def _chat_saved(self, text, key):
         # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
@@ -412,13 +432,13 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
         except services.CampaignError as error:
             return error, None  # the message, and for a rate limit its wait
-        return None, entry.seq
+        return None, entry.cursor
 
-    async def _answer(self, action: str, problem: str | Exception | None, seq: int | None, key):
+    async def _answer(self, action: str, problem: str | Exception | None, cursor: str | None, key):
         if self.closing:
             return
         if problem is None:
-            await self._send_json({"type": "ok", "action": action, "seq": seq, "key": key})
+            await self._send_json({"type": "ok", "action": action, "cursor": cursor, "key": key})
         else:
             frame = {"type": "error", "action": action, "message": str(problem), "key": key}
             if isinstance(problem, services.RateLimited):
@@ -428,7 +448,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     # -- from the table's group -------------------------------------------------------------------
 
     async def feed_entry(self, event):
-        if self.closing or self.seen_seq is None:
+        if self.closing or self.seen_seq is None or not self.wants_feed:
             # Before hello there is nothing to do: this entry was committed before it was broadcast,
             # so the catch-up that hello starts reads it from the database.
             return

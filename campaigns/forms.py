@@ -20,10 +20,25 @@ class CampaignForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.helper = FormHelper()
         self.helper.add_input(Submit("submit", "Save campaign" if self.instance.pk else "Create campaign"))
+        self._defaults: dict[str, int] = {}
         if self.instance.pk:
             del self.fields["system"]
-            # The optional rules the campaign's system offers, each a checkbox kept in Campaign.options.
-            for key, label, help_text in systems.get(self.instance.system).options:
+            # The optional rules the campaign's system offers, kept in Campaign.options: a checkbox
+            # for a switch, a whole number within its bounds for a number.
+            for option in systems.get(self.instance.system).options:
+                key, label, help_text, number = systems.option_parts(option)
+                if number is not None:
+                    # Left blank, the number goes back to the system's usual value.
+                    self.fields[f"option_{key}"] = WholeNumberField(
+                        min_value=number.min_value,
+                        max_value=number.max_value,
+                        required=False,
+                        label=label,
+                        help_text=f"{help_text} Blank: {number.default}.",
+                        initial=number.value(self.instance.options),
+                    )
+                    self._defaults[f"option_{key}"] = number.default
+                    continue
                 self.fields[f"option_{key}"] = forms.BooleanField(
                     required=False,
                     label=label,
@@ -31,10 +46,10 @@ class CampaignForm(forms.ModelForm):
                     initial=bool(self.instance.options.get(key)),
                 )
 
-    def options(self) -> dict[str, bool]:
+    def options(self) -> dict[str, bool | int]:
         """The optional rules as chosen, keyed as Campaign.options stores them."""
         return {
-            name.removeprefix("option_"): value
+            name.removeprefix("option_"): self._defaults.get(name) if value is None else value
             for name, value in self.cleaned_data.items()
             if name.startswith("option_")
         }

@@ -7,7 +7,8 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 
 from . import systems
-from .rendering import chance_percent, entry_display
+from .cursors import cursor_for
+from .rendering import chance_percent, chat_parts, entry_display
 from .validators import validate_feed_result
 
 
@@ -45,13 +46,23 @@ class Campaign(models.Model):
             system = systems.get(self.system)
         except KeyError:
             return  # the system field reports the unknown system itself
-        known = {key for key, _label, _help in system.options}
+        known = {key: number for key, _label, _help, number in map(systems.option_parts, system.options)}
         errors = []
         for key, value in self.options.items():
+            number = known.get(key)
             if key not in known:
                 errors.append(f"{system.label} has no optional rule called {key!r}.")
-            elif not isinstance(value, bool):
+            elif number is None and not isinstance(value, bool):
                 errors.append(f"The optional rule {key!r} is on or off, not {value!r}.")
+            elif number is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not number.min_value <= value <= number.max_value
+            ):
+                errors.append(
+                    f"{number.label} is a whole number from {number.min_value} to {number.max_value}, "
+                    f"not {value!r}."
+                )
         if errors:
             raise ValidationError({"options": errors})
 
@@ -116,6 +127,12 @@ class FeedEntry(models.Model):
     # NULL, not "", so entries without a key never collide in the unique constraint.
     idempotency_key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
+    # The feed's hash chain (campaigns/chain.py): this entry's SHA-256 over its content and the hash of
+    # the entry before it in the campaign, so a row changed behind the app's back is found. For the GM's
+    # check and the verify_feed command only: never drawn on a page nor sent in a frame (it would say
+    # how many hidden entries lie between two a player sees).
+    hash = models.CharField(max_length=64, blank=True, editable=False)
+    prev_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         ordering = ["campaign", "seq"]
@@ -135,6 +152,16 @@ class FeedEntry(models.Model):
         """The result as groups of dice for the feed template (shapes in campaigns/rendering.py)."""
         return entry_display(self.result)
 
+    @cached_property
+    def chat_parts(self) -> list[dict]:
+        """A chat line's text and its inline ``[[rolls]]`` (campaigns/rendering.py)."""
+        return chat_parts(self)
+
     @property
     def chance_percent(self) -> str:
         return chance_percent(self.chance)
+
+    @cached_property
+    def cursor(self) -> str:
+        """What pages and frames carry instead of ``seq``, which would count hidden entries (cursors.py)."""
+        return cursor_for(self.campaign_id, self.seq)

@@ -92,8 +92,12 @@ def sessions_ended(*, user_id: int, session_key: str | None = None) -> None:
 
 
 def entry_frame(entry, variant: str) -> str:
-    """The websocket frame (JSON text) that shows one variant of an entry to a browser."""
-    return json.dumps({"type": "entry", "seq": entry.seq, "html": render_entry(entry, variant)})
+    """The websocket frame (JSON text) that shows one variant of an entry to a browser.
+
+    It carries the entry's cursor, never its seq: a player who could read seqs would count the hidden
+    entries between two they see (cursors.py).
+    """
+    return json.dumps({"type": "entry", "cursor": entry.cursor, "html": render_entry(entry, variant)})
 
 
 def entry_event(entry) -> dict:
@@ -118,3 +122,17 @@ def entry_created(entry) -> None:
 def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:
     """A live panel of the table ("encounter", "requests") changed; open pages fetch it again."""
     _send_on_commit(campaign_id, lambda: {"type": "panel.changed", "panel": panel, "gm_only": gm_only})
+
+
+def sheet_panel(character_id: int) -> str:
+    """The live panel name an open sheet page listens on (data-live-panel in templates/sheets/sheet.html)."""
+    return f"sheet:{character_id}"
+
+
+def sheet_changed(*, campaign_id: int, character_id: int, gm_only: bool = False) -> None:
+    """A character's sheet changed (any path: edit, roll, XP, encounter, undo); its open pages re-fetch.
+
+    Only the character id travels, no values and no version: the page asks for its parts over HTTP,
+    where the sheet's own permission checks apply. ``gm_only`` for a sheet players may not see (an NPC).
+    """
+    panel_changed(campaign_id=campaign_id, panel=sheet_panel(character_id), gm_only=gm_only)

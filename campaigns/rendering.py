@@ -5,12 +5,15 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
 
 1. The dice box, from ``rules.notation.render_data``::
 
-       {"kind": "expression" | "five_by_five", "notation": "4d6kh3+2", "total": 13,
+       {"kind": "expression" | "five_by_five" | "repeat", "notation": "4d6kh3+2", "total": 13,
         "target": 12 | None, "success": True | False | None, "outcome": Outcome value,
+        "comment": "attack",                                   # only when the line has one
         "trump": bool, "doubles": bool,                        # five_by_five only
+        "rolls": [one expression or five_by_five result, ...], # repeat only ("6x 4d6kh3")
         "terms": [{"kind": "dice" | "constant" | "roll_keep" | "five_by_five", "notation": "4d6kh3",
-                   "sign": 1 | -1, "bonus": 0, "value": 11,
-                   "dice": [{"faces": [6, 4], "total": 10, "kept": True, "exploded": True}, ...]}]}
+                   "sign": 1 | -1, "bonus": 0, "value": 11, "label": "fire",  # label when given
+                   "dice": [{"faces": [6, 4], "total": 10, "kept": True, "exploded": True,
+                             "rerolled": [[1], []], "successes": 1}, ...]}]}  # the last two when asked
 
 2. A sheet roll (a click on a descriptor, trait or skill)::
 
@@ -24,10 +27,16 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
 
 The display handed to ``templates/campaigns/_feed_entry.html`` is::
 
-    {"groups": [{"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...]}],
+    {"groups": [Group, ...], "rolls": [display, ...] (a repeat: one display per roll, no groups),
      "total": int | None, "outcome": str (the words shown), "outcome_value": Outcome value | "",
-     "tone": one of OUTCOME_TONES' values, "notes": [str, ...], "show_summary": bool}
-    Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool}
+     "tone": one of OUTCOME_TONES' values, "notes": [str, ...], "comment": str, "show_summary": bool}
+    Group = {"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...],
+             "constant": bool, "tag": "fire" | "", "successes": int | None (a success count)}
+    Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool,
+           "rerolled": [int, ...] (faces set aside), "rerolled_text": "1, 14", "successes": 1 | 0 | -1 | None}
+
+A chat line's ``[[1d20+5]]`` rolls become parts of its text (:func:`chat_parts`), and the dice box's
+picture of a line's exact distribution is drawn from :func:`distribution_picture`.
 
 The colour comes from the outcome's value alone (:data:`OUTCOME_TONES`); an entry stored before outcomes
 were typed shows its text uncoloured.
@@ -35,14 +44,21 @@ were typed shows its text uncoloured.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from django.template.loader import render_to_string
 
+from rules import notation
 from rules.dice import Outcome
+
+from .cursors import cursor_for
 
 MAX_DICE_SHOWN = 200  # a 1000-die roll still renders; the rest is summed in the total
 MAX_OUTCOME_LABEL = 80
+MAX_TAG = notation.MAX_LABEL  # a term's [label]
+MAX_COMMENT = notation.MAX_LENGTH  # a line's "# comment"
+MAX_REPEATS_SHOWN = notation.MAX_REPEAT
 
 #: The colour each outcome is drawn in (the ``outcome-<tone>`` classes of static/css/app.css).
 OUTCOME_TONES: dict[Outcome, str] = {
@@ -83,13 +99,32 @@ def _die(raw) -> dict | None:
     if not faces:
         return None
     exploded = bool(raw.get("exploded", len(faces) > 1))
+    rerolled = _rerolled(raw.get("rerolled"))
+    successes = _int_or_none(raw.get("successes"))
     return {
         "faces": faces,
         "text": "+".join(str(face) for face in faces),
         "kept": bool(raw.get("kept", True)),
         "exploded": exploded,
         "trump": bool(raw.get("trump", False)),
+        "rerolled": rerolled,
+        "rerolled_text": ", ".join(str(face) for face in rerolled),
+        # Counted only in a group that counts successes: 1 a success, -1 a failure, 0 neither.
+        "successes": successes,
     }
+
+
+def _rerolled(raw) -> list[int]:
+    """The faces a reroll set aside, oldest first, over the whole chain (per face lists flattened)."""
+    if not isinstance(raw, list):
+        return []
+    faces = []
+    for aside in raw[:MAX_DICE_SHOWN]:
+        if isinstance(aside, list):
+            faces.extend(
+                face for face in (_int_or_none(f) for f in aside[:MAX_DICE_SHOWN]) if face is not None
+            )
+    return faces[:MAX_DICE_SHOWN]
 
 
 def _dice(raw_dice) -> list[dict]:
@@ -114,26 +149,40 @@ def _outcome_parts(value, label) -> dict:
     }
 
 
+def _term_group(term: dict, n: int, *, trump: bool) -> dict:
+    dice = _dice(term.get("dice"))
+    if trump:
+        for die in dice:
+            die["trump"] = True
+    counted = any(die["successes"] is not None for die in dice)
+    label = term.get("label")
+    return {
+        "label": str(term.get("notation", "")),
+        "sign": "-" if term.get("sign") == -1 else ("+" if n else ""),
+        "bonus": _int_or_none(term.get("bonus")) or 0,
+        "dice": dice,
+        "constant": term.get("kind") == "constant",
+        # The player's own name for the term ("1d8+3[fire]"), shown after it.
+        "tag": label[:MAX_TAG] if isinstance(label, str) else "",
+        # A group counting successes is worth their number (failures taken off), not its faces.
+        "successes": _int_or_none(term.get("value")) if counted else None,
+    }
+
+
+def _comment(result: dict) -> str:
+    comment = result.get("comment")
+    return comment[:MAX_COMMENT] if isinstance(comment, str) else ""
+
+
 def _notation_display(result: dict) -> dict:
-    groups = []
+    if result.get("kind") == "repeat" and isinstance(result.get("rolls"), list):
+        return _repeat_display(result)
     trump = bool(result.get("trump"))
-    for n, term in enumerate(result.get("terms") or []):
-        if not isinstance(term, dict):
-            continue
-        sign = "-" if term.get("sign") == -1 else ("+" if n else "")
-        dice = _dice(term.get("dice"))
-        if trump:
-            for die in dice:
-                die["trump"] = True
-        groups.append(
-            {
-                "label": str(term.get("notation", "")),
-                "sign": sign,
-                "bonus": _int_or_none(term.get("bonus")) or 0,
-                "dice": dice,
-                "constant": term.get("kind") == "constant",
-            }
-        )
+    groups = [
+        _term_group(term, n, trump=trump)
+        for n, term in enumerate(result.get("terms") or [])
+        if isinstance(term, dict)
+    ]
     notes = []
     if result.get("kind") == "five_by_five":
         if result.get("doubles"):
@@ -150,13 +199,43 @@ def _notation_display(result: dict) -> dict:
         "total": _int_or_none(result.get("total")),
         **_outcome_parts(outcome, ""),
         "notes": notes,
+        "comment": _comment(result),
+    }
+
+
+def _repeat_display(result: dict) -> dict:
+    """``6x 4d6kh3``: each roll its own line with its own total and outcome; the set has neither."""
+    rolls = [
+        _notation_display(each)
+        for each in result["rolls"][:MAX_REPEATS_SHOWN]
+        if isinstance(each, dict) and each.get("kind") != "repeat" and isinstance(each.get("terms"), list)
+    ]
+    for each in rolls:
+        each["comment"] = ""  # the repeat's comment is the line's, shown once
+    return {
+        "groups": [],
+        "rolls": rolls,
+        "total": None,
+        **_outcome_parts(Outcome.NONE, ""),
+        "notes": [],
+        "comment": _comment(result),
     }
 
 
 def _sheet_display(result: dict) -> dict:
     dice = _dice(result.get("dice"))
     return {
-        "groups": [{"label": "", "sign": "", "bonus": 0, "dice": dice, "constant": False}],
+        "groups": [
+            {
+                "label": "",
+                "sign": "",
+                "bonus": 0,
+                "dice": dice,
+                "constant": False,
+                "tag": "",
+                "successes": None,
+            }
+        ],
         "total": _int_or_none(result.get("total")),
         **_outcome_parts(result.get("outcome"), result.get("outcome_label")),
         "notes": [],
@@ -198,6 +277,186 @@ def chance_percent(chance: str) -> str:
         return ""
 
 
+#: A roll inside a chat line: ``[[1d20+5]]``; the shortest match, so two rolls in a line stay two.
+INLINE_ROLL = re.compile(r"\[\[(.*?)\]\]")
+
+
+def chat_parts(entry) -> list[dict]:
+    """A chat line cut into its text and its inline rolls, each roll with the result stored for it.
+
+    A roll part is {"notation", "total", "tone", "summary", "cursor"}: the cursor links to the roll's own
+    entry (never its seq). A ``[[...]]`` without a stored roll (a line saved before inline rolls) stays text.
+    """
+    request = entry.request if isinstance(entry.request, dict) else {}
+    stored = request.get("inline") if isinstance(request.get("inline"), list) else []
+    pieces = INLINE_ROLL.split(entry.label)
+    parts = []
+    for n, piece in enumerate(pieces):
+        if n % 2 == 0:
+            if piece:
+                parts.append({"text": piece})
+            continue
+        roll = stored[n // 2] if n // 2 < len(stored) and isinstance(stored[n // 2], dict) else None
+        seq = _int_or_none(roll.get("seq")) if roll else None
+        if seq is None:
+            parts.append({"text": f"[[{piece}]]"})
+            continue
+        parts.append(
+            {
+                "notation": piece,
+                "total": _int_or_none(roll.get("total")),
+                "tone": _outcome_parts(roll.get("outcome"), "")["tone"],
+                "summary": str(roll.get("summary", ""))[:300],
+                "cursor": cursor_for(entry.campaign_id, seq),
+            }
+        )
+    return parts
+
+
 def render_entry(entry, variant: str) -> str:
     """The entry's HTML as one variant (see selectors.entry_variant); identical for every viewer of it."""
     return render_to_string("campaigns/_feed_entry.html", {"entry": entry, "variant": variant})
+
+
+# ---------------------------------------------------------------------------------------------------
+# The dice box's picture: the exact distribution of the line being typed, drawn as an SVG bar chart
+# ---------------------------------------------------------------------------------------------------
+
+CHART_WIDTH = 320
+CHART_HEIGHT = 150
+CHART_MARGIN = {"left": 44, "right": 8, "top": 10, "bottom": 34}
+MAX_BARS = 100  # more totals than this are drawn (and tabled) in equal ranges
+MAX_EXACT_DIGITS = 24  # a fraction longer than this is shown as its percentage alone
+X_TICKS = 6
+
+
+def exact_text(value: Fraction) -> str:
+    text = str(value)
+    return text if len(text) <= MAX_EXACT_DIGITS else ""
+
+
+def _mean_text(mean: Fraction) -> str:
+    if mean.denominator == 1:
+        return str(mean.numerator)
+    return f"{float(mean):.2f}".rstrip("0").rstrip(".")
+
+
+_TICK_STEPS = sorted(m * 10**e for e in range(13) for m in (1, 2, 5))
+
+
+def _ticks(low: int, high: int, count: int = X_TICKS) -> list[int]:
+    """Totals to label the x axis: both ends and round values between, none crowding an end."""
+    span = high - low
+    if span <= 0:
+        return [low]
+    step = next(step for step in _TICK_STEPS if step * (count - 1) >= span)
+    first = -(-low // step) * step
+    between = [t for t in range(first, high + 1, step) if min(t - low, high - t) >= step]
+    return [low, *between, high]
+
+
+def distribution_picture(dist, *, target: int | None, repeat: int | None = None) -> dict:
+    """What templates/campaigns/_distribution.html draws for one notation.Distribution.
+
+    Heights are in the chart's own units (SVG presentation attributes, since the page's CSP allows no
+    inline style). Totals beyond MAX_BARS are summed into equal ranges so the markup stays small;
+    the summary's mean, chance and most likely total are always the exact ones.
+    """
+    counts, low, denominator = dist.counts, dist.low, dist.denominator
+    width = -(-len(counts) // MAX_BARS)  # totals per bar
+    bins = []
+    for start in range(0, len(counts), width):
+        ways = sum(counts[start : start + width])
+        first, last = low + start, min(low + start + width, low + len(counts)) - 1
+        bins.append((first, last, ways))
+    inner_w = CHART_WIDTH - CHART_MARGIN["left"] - CHART_MARGIN["right"]
+    inner_h = CHART_HEIGHT - CHART_MARGIN["top"] - CHART_MARGIN["bottom"]
+    top_ways = max(ways for _, _, ways in bins)
+    bar_w = inner_w / len(bins)
+    base_y = CHART_MARGIN["top"] + inner_h
+    bars, rows = [], []
+    for n, (first, last, ways) in enumerate(bins):
+        chance = Fraction(ways, denominator)
+        name = str(first) if first == last else f"{first} to {last}"
+        hit = target is not None and first >= target
+        height = inner_h * ways / top_ways if top_ways else 0
+        bars.append(
+            {
+                "x": round(CHART_MARGIN["left"] + n * bar_w, 2),
+                "y": round(base_y - height, 2),
+                "width": round(max(bar_w - (1 if bar_w > 3 else 0), 0.5), 2),
+                "height": round(height, 2),
+                "hit": hit,
+                "title": f"{name}: {format_percent(chance)}",
+            }
+        )
+        if ways:
+            rows.append(
+                {"total": name, "percent": format_percent(chance), "exact": exact_text(chance), "hit": hit}
+            )
+
+    def x_of(total: float) -> float:
+        # the middle of the bar holding ``total``
+        return round(CHART_MARGIN["left"] + ((total - low) / width + 0.5) * bar_w, 2)
+
+    best = max(range(len(counts)), key=counts.__getitem__)
+    top_chance = Fraction(top_ways, denominator)
+    return {
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "left": CHART_MARGIN["left"],
+        "right": CHART_WIDTH - CHART_MARGIN["right"],
+        "top": CHART_MARGIN["top"],
+        "base": base_y,
+        "bars": bars,
+        "rows": rows,
+        "grouped": width > 1,
+        "group_width": width,
+        "x_ticks": [{"x": x_of(t), "label": t} for t in _ticks(low, dist.high)],
+        "y_ticks": [
+            {"y": base_y, "label": "0%"},
+            {"y": CHART_MARGIN["top"], "label": format_percent(top_chance)},
+        ],
+        "x_label_y": CHART_HEIGHT - 4,
+        "x_label_x": CHART_MARGIN["left"] + inner_w / 2,
+        "y_label_y": CHART_MARGIN["top"] + inner_h / 2,
+        "low": low,
+        "high": dist.high,
+        "mean": _mean_text(dist.mean),
+        "mean_exact": exact_text(dist.mean),
+        "mean_x": x_of(float(dist.mean)),
+        "likeliest": low + best,
+        "likeliest_percent": format_percent(Fraction(counts[best], denominator)),
+        "target": target,
+        "target_x": None if target is None or not low <= target <= dist.high else x_of(target - 0.5),
+        "chance": format_percent(dist.chance) if dist.chance is not None else "",
+        "chance_exact": exact_text(dist.chance) if dist.chance is not None else "",
+        "repeat": repeat,
+    }
+
+
+def distribution_summary(tree, dist, picture: dict) -> str:
+    """The picture in words: its text alternative, and the line under it."""
+    words = (
+        f"Totals {picture['low']} to {picture['high']}"
+        if picture["low"] != picture["high"]
+        else (f"Always {picture['low']}")
+    )
+    words += f", mean {picture['mean']}"
+    if picture["mean_exact"] and "/" in picture["mean_exact"]:
+        words += f" ({picture['mean_exact']})"
+    words += f"; most likely {picture['likeliest']} ({picture['likeliest_percent']})."
+    if picture["chance"]:
+        if isinstance(tree, notation.Repeat):
+            tree = tree.line
+        if getattr(tree, "target", None) is not None:
+            what = f"{tree.target} or more"
+        elif dist.target == 1 and notation.counts_successes(tree):
+            what = "at least one success"
+        else:
+            what = "success"
+        exact = f" ({picture['chance_exact']})" if picture["chance_exact"] else ""
+        words += f" Chance of {what}: {picture['chance']}{exact}."
+    if picture["repeat"]:
+        words = f"Each of the {picture['repeat']} rolls: {words}"
+    return words

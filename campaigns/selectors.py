@@ -93,6 +93,13 @@ def entry_variant(*, visibility: str, author_id: int, viewer_id: int, gm_id: int
     return None  # an unknown visibility is hidden, never shown by default
 
 
+def entry_variant_for(user, entry: FeedEntry, campaign: Campaign) -> str | None:
+    """entry_variant for one saved entry of ``campaign`` and one viewer (an HTTP answer showing it)."""
+    return entry_variant(
+        visibility=entry.visibility, author_id=entry.author_id, viewer_id=user.pk, gm_id=campaign.gm_id
+    )
+
+
 def _visible_filter(user, campaign: Campaign) -> Q:
     """The database side of entry_variant: every entry the viewer gets something of."""
     mine = Q(author_id=user.pk)
@@ -124,14 +131,26 @@ def feed_for_viewer(
 ) -> tuple[list[FeedEntry], int | None]:
     """A page of the feed, newest first, as this viewer may see it; and the seq to load older from.
 
-    Returns (entries, older_than): ``older_than`` is None when there is nothing older to load.
+    Returns (entries, older_than): ``older_than`` is the cursor (cursors.py) of the oldest entry
+    shown, to load older from, and None when there is nothing older to load.
     """
     entries = _feed_queryset(campaign).filter(_visible_filter(user, campaign))
     if before_seq is not None:
         entries = entries.filter(seq__lt=before_seq)
     page = list(entries.order_by("-seq")[: limit + 1])
-    older_than = page[limit - 1].seq if len(page) > limit else None
+    older_than = page[limit - 1].cursor if len(page) > limit else None
     return _with_variants(page[:limit], user, campaign), older_than
+
+
+def feed_tagged(
+    user, campaign: Campaign, *, request_key: str, value: int, limit: int = FEED_PAGE_SIZE
+) -> list[FeedEntry]:
+    """The newest entries whose request data holds ``request_key: value`` (an encounter's actions),
+    newest first, as this viewer may see them."""
+    entries = _feed_queryset(campaign).filter(
+        _visible_filter(user, campaign), **{f"request__{request_key}": value}
+    )
+    return _with_variants(entries.order_by("-seq")[:limit], user, campaign)
 
 
 def feed_since(user, campaign: Campaign, *, after_seq: int, limit: int) -> tuple[list[FeedEntry], int, bool]:

@@ -5,14 +5,15 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.db.models import F
 
 from rules import notation
 from rules.dice import Roller
 
-from . import realtime, systems
+from . import chain, realtime, systems
 from .models import Campaign, FeedEntry, Membership, Visibility, new_invite_token
+from .rendering import INLINE_ROLL
 
 
 class CampaignError(Exception):
@@ -81,19 +82,21 @@ def feed_entry_create(
     chance=None,
     visibility: str = Visibility.PUBLIC,
     idempotency_key: str | None = None,
+    savepoint: bool = True,
 ) -> tuple[FeedEntry, bool]:
     """Number and save one feed entry, broadcast it once committed; returns (entry, created).
 
     A repeated idempotency key from the same author returns the entry it made the first time, so a
     double-click or a retried request never rolls twice. Call inside the caller's transaction when the
     roll also changes a sheet, so both land or neither does.
+
+    The unique constraint on the key answers whether it is a repeat: no lookup before the insert, one
+    after only when the insert was refused. ``savepoint=False`` saves a round trip for a caller that
+    answers a repeat itself: the IntegrityError then spoils the caller's transaction and is raised for
+    it to catch outside, where :func:`entry_for_key` finds the first entry.
     """
     if visibility not in Visibility.values:
         raise CampaignError("Choose who may see this roll.")
-    if idempotency_key:
-        existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
-        if existing is not None:
-            return existing, False
     try:
         return _feed_entry_save(
             campaign=campaign,
@@ -107,11 +110,14 @@ def feed_entry_create(
             chance=chance,
             visibility=visibility,
             idempotency_key=idempotency_key,
+            savepoint=savepoint,
         )
     except IntegrityError:
-        # Two requests with one key raced past the check above; the loser answers with the winner's
-        # entry. The savepoint in _feed_entry_save keeps the caller's transaction usable.
-        existing = idempotency_key and _entry_for_key(
+        if not savepoint:
+            raise
+        # A repeated key (or two requests with one key racing); the savepoint in _feed_entry_save keeps
+        # the caller's transaction usable for this lookup.
+        existing = idempotency_key and entry_for_key(
             campaign=campaign, author=author, idempotency_key=idempotency_key
         )
         if not existing:
@@ -119,16 +125,60 @@ def feed_entry_create(
         return existing, False
 
 
-def _entry_for_key(*, campaign: Campaign, author, idempotency_key: str) -> FeedEntry | None:
+def entry_for_key(*, campaign: Campaign, author, idempotency_key: str) -> FeedEntry | None:
     return FeedEntry.objects.filter(campaign=campaign, author=author, idempotency_key=idempotency_key).first()
 
 
+def counter_increment(model, pk: int, field: str, **also) -> int:
+    """Add one to ``field`` of one row (setting the ``also`` values too) and return the new value.
+
+    One ``UPDATE ... RETURNING`` where the database can (PostgreSQL, SQLite 3.35+), two statements
+    elsewhere. The update takes the row's write lock until the transaction ends, as
+    ``select_for_update`` would, so concurrent callers queue and each gets its own number.
+    """
+    connection = connections[model.objects.db]
+    if not connection.features.can_return_columns_from_insert:  # SQLite before 3.35
+        model.objects.filter(pk=pk).update(**{field: F(field) + 1}, **also)
+        return model.objects.values_list(field, flat=True).get(pk=pk)
+    quote = connection.ops.quote_name
+    meta = model._meta
+    column = quote(meta.get_field(field).column)
+    sets = [f"{column} = {column} + 1"]
+    params = []
+    for name, value in also.items():
+        model_field = meta.get_field(name)
+        sets.append(f"{quote(model_field.column)} = %s")
+        params.append(model_field.get_db_prep_save(value, connection))
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} "  # noqa: S608 (names from the model's meta)
+        f"WHERE {quote(meta.pk.column)} = %s RETURNING {column}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise model.DoesNotExist(f"No {meta.verbose_name} {pk}.")
+    return row[0]
+
+
 def _feed_entry_save(
-    *, campaign, author, label, kind, character, request, result, summary, chance, visibility, idempotency_key
+    *,
+    campaign,
+    author,
+    label,
+    kind,
+    character,
+    request,
+    result,
+    summary,
+    chance,
+    visibility,
+    idempotency_key,
+    savepoint,
 ) -> tuple[FeedEntry, bool]:
-    with transaction.atomic():
-        Campaign.objects.filter(pk=campaign.pk).update(last_seq=F("last_seq") + 1)
-        seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign.pk)
+    with transaction.atomic(savepoint=savepoint):
+        # The counter and the chain's head in one statement (see chain.next_link).
+        seq, prev_hash = chain.next_link(campaign.pk)
         entry = FeedEntry(
             campaign=campaign,
             seq=seq,
@@ -148,6 +198,7 @@ def _feed_entry_save(
         # on one idempotency key surfaces as IntegrityError, handled by the caller). The text columns and
         # the result (its shape, its outcome, no NaN) are checked, so a system's bad result never lands.
         entry.full_clean(exclude=["campaign", "author", "request"], validate_constraints=False)
+        chain.seal(entry, prev_hash)
         entry.save()
         realtime.entry_created(entry)
     return entry, True
@@ -197,6 +248,19 @@ def rate_limit_check(*, user, action: str) -> None:
         )
 
 
+def _rate_limit_unless_repeat(*, user, action: str, campaign: Campaign, idempotency_key: str | None) -> None:
+    """The rate limit, except for a retry of something already saved (it answers with that entry).
+
+    The lookup runs only when the limit is hit, so an ordinary roll costs no query for it.
+    """
+    try:
+        rate_limit_check(user=user, action=action)
+    except RateLimited:
+        key = idempotency_key
+        if not (key and entry_for_key(campaign=campaign, author=user, idempotency_key=key)):
+            raise
+
+
 def table_roll_create(
     *,
     campaign: Campaign,
@@ -211,15 +275,12 @@ def table_roll_create(
 
     Raises rules.notation.NotationError (with the position at fault) for notation it cannot read,
     RateLimited when the author rolls too fast; nothing is saved in either case.
+    A repeated idempotency key is found by the insert (feed_entry_create), not looked up first.
     """
-    if idempotency_key:
-        existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
-        if existing is not None:
-            return existing, False
     if visibility not in Visibility.values:
         raise CampaignError("Choose who may see this roll.")
     tree = notation.parse(notation_text)
-    rate_limit_check(user=author, action="roll")
+    _rate_limit_unless_repeat(user=author, action="roll", campaign=campaign, idempotency_key=idempotency_key)
     dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
     rolled = notation.roll(tree, roller or Roller(secrets.SystemRandom()), **dice_options)
     return feed_entry_create(
@@ -237,19 +298,28 @@ def table_roll_create(
 
 
 def chat_line_create(
-    *, campaign: Campaign, author, text: str, idempotency_key: str | None = None
+    *, campaign: Campaign, author, text: str, idempotency_key: str | None = None, roller=None
 ) -> tuple[FeedEntry, bool]:
-    """Put a short chat line in the feed, seen by the whole table; returns (entry, created)."""
-    if idempotency_key:
-        existing = _entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
-        if existing is not None:
-            return existing, False
+    """Put a short chat line in the feed, seen by the whole table; returns (entry, created).
+
+    ``[[1d20+5]]`` inside the line is rolled on the server (see :func:`_chat_with_rolls`).
+    """
     text = " ".join(str(text).split())  # one line: newlines and runs of spaces collapse
     if not text:
         raise CampaignError("Write something to say.")
     if len(text) > CHAT_MAX_LENGTH:
         raise CampaignError(f"Keep chat lines to {CHAT_MAX_LENGTH} characters (this one has {len(text)}).")
-    rate_limit_check(user=author, action="chat")
+    inline = INLINE_ROLL.findall(text)
+    if inline:
+        return _chat_with_rolls(
+            campaign=campaign,
+            author=author,
+            text=text,
+            lines=inline,
+            idempotency_key=idempotency_key,
+            roller=roller,
+        )
+    _rate_limit_unless_repeat(user=author, action="chat", campaign=campaign, idempotency_key=idempotency_key)
     return feed_entry_create(
         campaign=campaign,
         author=author,
@@ -258,6 +328,82 @@ def chat_line_create(
         request={"source": "chat"},
         idempotency_key=idempotency_key,
     )
+
+
+MAX_INLINE_ROLLS = 3
+
+
+class _AlreadySaved(Exception):  # noqa: N818 (control flow, never shown)
+    """A chat line's key was used already: undo this attempt's rolls and answer with the first line."""
+
+    def __init__(self, entry: FeedEntry):
+        self.entry = entry
+
+
+def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) -> tuple[FeedEntry, bool]:
+    """A chat line with inline rolls: each roll its own public feed entry, then the line, at once.
+
+    Every roll is stored like a dice-box roll (every face, chained, in the history), and the chat
+    entry's request lists them in order so the line can show each total where it was written. All in
+    one transaction: a bad roll, a refused line or a repeated key saves nothing.
+    """
+    if len(lines) > MAX_INLINE_ROLLS:
+        raise CampaignError(
+            f"At most {MAX_INLINE_ROLLS} [[rolls]] in one chat line (this one has {len(lines)})."
+        )
+    trees = []
+    for line in lines:
+        try:
+            trees.append(notation.parse(line))
+        except notation.NotationError as error:
+            raise CampaignError(f"In [[{line}]]: {error}") from error
+    if idempotency_key:
+        # A retry must not roll again; this lookup is paid only by lines that roll.
+        existing = entry_for_key(campaign=campaign, author=author, idempotency_key=idempotency_key)
+        if existing is not None:
+            return existing, False
+    rate_limit_check(user=author, action="chat")
+    for _ in trees:
+        rate_limit_check(user=author, action="roll")
+    dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
+    roller = roller or Roller(secrets.SystemRandom())
+    try:
+        with transaction.atomic():
+            inline = []
+            for line, tree in zip(lines, trees, strict=True):
+                rolled = notation.roll(tree, roller, **dice_options)
+                result = notation.render_data(rolled)
+                entry, _ = feed_entry_create(
+                    campaign=campaign,
+                    author=author,
+                    label=notation.to_notation(tree),
+                    request={"source": "chat", "notation": line},
+                    result=result,
+                    summary=notation.render_text(rolled),
+                    chance=notation_chance(tree, **dice_options),
+                )
+                # The roll's seq stays on the server: the page links to the roll by its cursor.
+                inline.append(
+                    {
+                        "seq": entry.seq,
+                        "total": result["total"],
+                        "outcome": result["outcome"],
+                        "summary": entry.summary,
+                    }
+                )
+            entry, created = feed_entry_create(
+                campaign=campaign,
+                author=author,
+                kind=FeedEntry.Kind.CHAT,
+                label=text,
+                request={"source": "chat", "inline": inline},
+                idempotency_key=idempotency_key,
+            )
+            if not created:
+                raise _AlreadySaved(entry)
+    except _AlreadySaved as repeat:
+        return repeat.entry, False
+    return entry, True
 
 
 # The chance column holds 80 characters; 100d6 has a 78-digit denominator. The nearest fraction with a

@@ -14,11 +14,40 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class NumberOption:
+    """A number the GM sets per campaign (a starting budget), kept in Campaign.options as an int."""
+
+    key: str
+    label: str
+    help_text: str
+    default: int
+    min_value: int
+    max_value: int
+
+    def value(self, options: dict[str, Any] | None) -> int:
+        """The campaign's number, or the default while the GM has set none."""
+        value = (options or {}).get(self.key)
+        return self.default if isinstance(value, bool) or not isinstance(value, int) else value
+
+
+#: An on/off rule: (Campaign.options key, label, help text); or a number the GM sets.
+Option = tuple[str, str, str] | NumberOption
+
+
+def option_parts(option: Option) -> tuple[str, str, str, NumberOption | None]:
+    """key, label, help text and, for a number, its NumberOption (None for an on/off switch)."""
+    if isinstance(option, NumberOption):
+        return option.key, option.label, option.help_text, option
+    key, label, help_text = option
+    return key, label, help_text, None
+
+
+@dataclass(frozen=True)
 class GameSystem:
     key: str
     label: str
-    # The optional rules a GM turns on per campaign: (Campaign.options key, label, help text).
-    options: tuple[tuple[str, str, str], ...] = ()
+    # The optional rules a GM sets per campaign: on/off switches and numbers (see Option).
+    options: tuple[Option, ...] = ()
     # Campaign.options -> keyword arguments for rules.notation.roll and chance (house rules on dice).
     dice_box_options: Callable[[dict[str, Any]], dict[str, Any]] = field(default=lambda options: {})
 

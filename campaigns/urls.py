@@ -9,6 +9,7 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("campaigns/<int:campaign_id>/invite/rotate/", views.invite_rotate, name="invite_rotate"),
+    path("campaigns/<int:campaign_id>/feed/check/", views.feed_check, name="feed_check"),
     path(
         "campaigns/<int:campaign_id>/members/<int:user_id>/remove/", views.member_remove, name="member_remove"
     ),
@@ -17,5 +18,6 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/table/feed/", views.table_feed, name="table_feed"),
     path("campaigns/<int:campaign_id>/table/roll/", views.table_roll, name="table_roll"),
     path("campaigns/<int:campaign_id>/table/chat/", views.table_chat, name="table_chat"),
+    path("campaigns/<int:campaign_id>/table/odds/", views.table_odds, name="table_odds"),
     path("join/<str:token>/", views.campaign_join, name="campaign_join"),
 ]

@@ -9,12 +9,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from rules import notation
 from rules.dice import RulesError
 from rules.notation import NotationError
 
-from . import hooks, selectors, services
-from .forms import CampaignForm, IdField
-from .models import Campaign, Visibility
+from . import chain, cursors, hooks, rendering, selectors, services, systems
+from .forms import CampaignForm
+from .models import Campaign, FeedEntry, Visibility
 
 
 @login_not_required
@@ -64,6 +65,28 @@ def campaign_edit(request, campaign_id: int):
         messages.success(request, "Campaign saved.")
         return redirect(campaign)
     return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": campaign})
+
+
+def feed_check(request, campaign_id: int):
+    """The GM's check of the feed's hash chain: intact, or which entry broke it (campaigns/chain.py)."""
+    campaign = selectors.campaign_for_gm(request.user, campaign_id)
+    found = chain.first_break(campaign)
+    entries = FeedEntry.objects.filter(campaign=campaign).select_related("author").order_by("-seq")
+    entry, visible = None, False
+    if found is not None:
+        # A missing entry is placed after the one before it; the others are the entry itself.
+        entry = entries.filter(seq__lt=found.seq if found.reason == "missing" else found.seq + 1).first()
+        visible = entry is not None and selectors.entry_variant_for(request.user, entry, campaign) is not None
+    head = None if found is not None else entries.values_list("hash", flat=True).first()
+    context = {
+        "campaign": campaign,
+        "found": found,
+        "entry": entry,
+        "visible": visible,
+        "head": head,
+    }
+    template = "campaigns/feed_check.html" + ("#result" if request.htmx else "")
+    return TemplateResponse(request, template, context)
 
 
 @require_POST
@@ -159,8 +182,9 @@ class ChatForm(forms.Form):
     idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$", widget=forms.HiddenInput)
 
 
-def _dice_form(request, campaign, data=None) -> DiceBoxForm:
-    subjects = hooks.roll_subjects(request.user, campaign)
+def _dice_form(request, campaign, data=None, *, subjects=None) -> DiceBoxForm:
+    if subjects is None:
+        subjects = hooks.roll_subjects(request.user, campaign)
     return DiceBoxForm(data, subjects=subjects, initial={"idempotency_key": _new_key()})
 
 
@@ -177,7 +201,7 @@ def _table_context(request, campaign, **forms_given) -> dict:
         "entries": entries,
         "older_than": older_than,
         # The newest entry on the page: the socket's hello asks for everything after it.
-        "last_seq": entries[0].seq if entries else 0,
+        "last_cursor": entries[0].cursor if entries else "",
         "dice_form": forms_given.get("dice_form") or _dice_form(request, campaign),
         "chat_form": forms_given.get("chat_form") or _chat_form(),
         "panels": hooks.render_panels(hooks.TABLE, request, campaign=campaign),
@@ -193,10 +217,8 @@ def table(request, campaign_id: int):
 def table_feed(request, campaign_id: int):
     """Older feed entries: the next page for the scrolling feed, or a plain history page without htmx."""
     campaign = selectors.campaign_for_member(request.user, campaign_id)
-    try:
-        before_seq = IdField(required=False).clean(request.GET.get("before", ""))
-    except ValidationError:
-        before_seq = None  # an unreadable page marker: the newest page
+    # The page marker is a cursor (cursors.py), never a seq; an unreadable one gives the newest page.
+    before_seq = cursors.seq_for(campaign.pk, request.GET.get("before"))
     entries, older_than = selectors.feed_for_viewer(request.user, campaign, before_seq=before_seq)
     context = {"campaign": campaign, "entries": entries, "older_than": older_than}
     template = "campaigns/table_history.html"
@@ -242,7 +264,7 @@ def table_roll(request, campaign_id: int):
         )
     except NotationError as error:
         # The message names the position; the template also draws a caret under the character.
-        shown = {"message": str(error), "text": error.text, "caret": " " * error.index + "^"}
+        shown = _caret(error)
         return _dice_box_response(
             request, campaign, form, status=200 if request.htmx else 400, notation_error=shown
         )
@@ -255,10 +277,50 @@ def table_roll(request, campaign_id: int):
         return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
     if request.htmx:
         # A fresh form (and key) for the next roll; the choice of visibility and character sticks.
-        fresh = _dice_form(request, campaign)
+        fresh = _dice_form(request, campaign, subjects=list(form.subjects.values()))
         fresh.initial.update(visibility=data["visibility"], character=data.get("character"))
         return _dice_box_response(request, campaign, fresh)
     return redirect("table", campaign.pk)
+
+
+def _caret(error: NotationError) -> dict:
+    return {"message": str(error), "text": error.text, "caret": " " * error.index + "^"}
+
+
+def table_odds(request, campaign_id: int):
+    """The exact distribution of the line being typed in the dice box, as an SVG partial.
+
+    Worked out on the server in fractions (rules.notation.distribution), within the dice box's time
+    bound: a line too big to finish in it says so rather than guessing. Nothing is rolled or saved, so
+    it needs no rate limit beyond the notation's own limits on the size of a line.
+    """
+    campaign = selectors.campaign_for_member(request.user, campaign_id)
+    text = str(request.GET.get("notation", ""))[: notation.MAX_LENGTH + 1]
+    context = {"campaign": campaign}
+    if text.strip():
+        try:
+            tree = notation.parse(text)
+        except NotationError as error:
+            context["notation_error"] = _caret(error)
+        else:
+            context["line"] = notation.to_notation(tree)
+            try:
+                dist = notation.distribution(tree)
+            except notation.NotExact:
+                # Roll and keep dice, and lines too big to draw, may still have an exact chance.
+                options = systems.get(campaign.system).dice_box_options(campaign.options)
+                chance = notation.chance(tree, **options)
+                context.update(
+                    not_exact=True,
+                    target=getattr(tree, "target", None),
+                    chance=rendering.format_percent(chance),
+                    chance_exact=rendering.exact_text(chance) if chance is not None else "",
+                )
+            else:
+                repeat = tree.count if isinstance(tree, notation.Repeat) else None
+                picture = rendering.distribution_picture(dist, target=dist.target, repeat=repeat)
+                context.update(picture=picture, summary=rendering.distribution_summary(tree, dist, picture))
+    return TemplateResponse(request, "campaigns/_distribution.html", context)
 
 
 @require_POST

@@ -14,6 +14,8 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from campaigns.lan import lan_addresses
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -28,7 +30,14 @@ DEBUG = env_flag("DJANGO_DEBUG", True)
 
 if DEBUG:
     SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-never-use-in-production")
-    ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
+    # Unset, the dev server also answers on this machine's LAN addresses: `make run` is a game for the room.
+    ALLOWED_HOSTS = [
+        h.strip()
+        for h in os.environ.get(
+            "DJANGO_ALLOWED_HOSTS", ",".join(["127.0.0.1", "localhost", "[::1]", *lan_addresses()])
+        ).split(",")
+        if h.strip()
+    ]
 else:
     try:
         SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
@@ -153,6 +162,11 @@ try:
     WEB_WORKERS = int(os.environ.get("WEB_CONCURRENCY") or 1)
 except ValueError:
     raise ImproperlyConfigured("WEB_CONCURRENCY must be a whole number of workers") from None
+
+# Every request reads its session: cached_db answers from the cache and writes through to the database,
+# saving that query. Only with one worker: the default cache is per process, so with several a logout
+# in one would leave the session alive in the others' caches (their misses still read the database).
+SESSION_ENGINE = "django.contrib.sessions.backends." + ("cached_db" if WEB_WORKERS == 1 else "db")
 
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {

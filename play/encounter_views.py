@@ -9,13 +9,22 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
-from campaigns.selectors import campaign_for_gm, campaign_for_member
+from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
 from rules.dice import Roller, system_random
 from sheets.combat import EncounterError
 from sheets.registry import combat_for as rules_for
 
 from . import encounters as services
-from .forms import ActForm, AddCharacterForm, EncounterForm, NpcNameForm, RemoveForm, VersionForm, refusal
+from .forms import (
+    ActForm,
+    AddCharacterForm,
+    EncounterForm,
+    MoveForm,
+    NpcNameForm,
+    RemoveForm,
+    VersionForm,
+    refusal,
+)
 from .models import Encounter
 
 
@@ -44,6 +53,8 @@ def _encounter_context(request, campaign, encounter):
         "encounter": encounter,
         "is_gm": is_gm,
         "actor": actor,
+        "can_reorder": is_gm and combat.order_settable(encounter, combatants),
+        "move_directions": (("up", "↑"), ("down", "↓")),
         "rows": [
             {
                 "combatant": c,
@@ -61,6 +72,9 @@ def _encounter_context(request, campaign, encounter):
         "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
         "npc_name_form": _styled(NpcNameForm(initial={"version": encounter.version})),
         "addable": _addable(campaign, encounter) if encounter.status == Encounter.Status.SETUP else [],
+        # The action log (this encounter's feed entries, as this viewer may see them): a callable, so
+        # only a page that shows it (the GM's encounter page) runs the query.
+        "log": lambda: feed_tagged(request.user, campaign, request_key="encounter", value=encounter.pk),
     }
 
 
@@ -84,7 +98,9 @@ def encounter_list(request, campaign_id: int):
 def encounter_detail(request, campaign_id: int, encounter_id: int):
     campaign = campaign_for_gm(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
-    template = "play/encounter.html#encounter-controls" if request.htmx else "play/encounter.html"
+    # ?part=log: the action log alone, as the page's live log panel fetches it.
+    part = "encounter-log" if request.GET.get("part") == "log" else "encounter-controls"
+    template = f"play/encounter.html#{part}" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, _encounter_context(request, campaign, encounter))
 
 
@@ -129,12 +145,7 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
             _same_version(encounter, form)
             services.combatant_add_character(encounter=encounter, character=form.cleaned_data["character"])
         elif verb == "add-npc":
-            npc_form = rules_for(campaign).npc_form_class(post, prefix="npc")
-            form = _valid(NpcNameForm(post), "the NPC", npc_form)
-            _same_version(encounter, form)
-            services.combatant_add_npc(
-                encounter=encounter, name=form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
-            )
+            return _add_npc(request, campaign, encounter)
         elif verb == "start":
             form = _valid(VersionForm(post), "the start")
             services.encounter_start(
@@ -167,6 +178,15 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
         elif verb == "end":
             form = _valid(VersionForm(post), "the end")
             services.encounter_end(encounter=encounter, version=form.cleaned_data["version"])
+        elif verb == "move":
+            form = _valid(MoveForm(post), "the move")
+            services.combatant_move(
+                encounter=encounter,
+                version=form.cleaned_data["version"],
+                combatant_id=form.cleaned_data["combatant"],
+                direction=form.cleaned_data["direction"],
+                author=request.user,
+            )
         elif verb == "remove":
             form = _valid(RemoveForm(post), "the removal")
             services.combatant_remove(
@@ -179,6 +199,45 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     except EncounterError as refused:
         messages.error(request, str(refused))
     return redirect(encounter)
+
+
+def _add_npc(request, campaign, encounter):
+    """Add a quick NPC; a refusal draws the page again with what was typed and each message on its field."""
+    data = request.POST.copy()
+    name_form = NpcNameForm(data)
+    npc_form = rules_for(campaign).npc_form_class(data, prefix="npc")
+    if name_form.is_valid() & npc_form.is_valid():  # & rather than and: every field gets its message
+        try:
+            _same_version(encounter, name_form)
+            services.combatant_add_npc(
+                encounter=encounter, name=name_form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
+            )
+        except EncounterError as refused:
+            name_form.add_error(None, str(refused))
+        else:
+            return redirect(encounter)
+    if encounter.status != Encounter.Status.SETUP:  # the page has no NPC form to put the messages on now
+        messages.error(request, refusal("the NPC", name_form, npc_form))
+        return redirect(encounter)
+    # Forms draw from their data: the page below shows the encounter as it is now, so its version goes out
+    # with the retry (the messages were worked out already).
+    data["version"] = str(encounter.version)
+    context = _encounter_context(request, campaign, encounter)
+    context.update(npc_name_form=_marked(_styled(name_form)), npc_form=_marked(_styled(npc_form)))
+    template = "play/encounter.html#encounter-controls" if request.htmx else "play/encounter.html"
+    return TemplateResponse(request, template, context, status=422 if request.htmx else 200)
+
+
+def _marked(form: forms.Form) -> forms.Form:
+    """Bootstrap's red outline on each field at fault, tied to its message for screen readers."""
+    for name, errors in form.errors.items():
+        if name in form.fields and errors and not form.fields[name].widget.is_hidden:
+            attrs = form.fields[name].widget.attrs
+            attrs["class"] = f"{attrs.get('class', '')} is-invalid".strip()
+            help_id = f"{form[name].auto_id}_helptext" if form.fields[name].help_text else ""
+            attrs["aria-describedby"] = f"{form[name].auto_id}-error {help_id}".strip()
+            attrs["aria-invalid"] = "true"
+    return form
 
 
 def _same_version(encounter, form: forms.Form) -> None:

@@ -269,6 +269,31 @@ def encounter_end(*, encounter: Encounter, version: int) -> Encounter:
 
 
 @transaction.atomic
+def combatant_move(*, encounter: Encounter, version: int, combatant_id: int, direction: str, author) -> None:
+    """Swap a combatant with its neighbour in the order, when the system lets the GM set the order now."""
+    _claim(encounter, version)
+    combatants = combatants_of(encounter)
+    combat = rules_for(encounter.campaign)
+    if encounter.status == Encounter.Status.ENDED or not combat.order_settable(encounter, combatants):
+        raise EncounterError("The order cannot be changed now.")
+    index = next((i for i, c in enumerate(combatants) if c.pk == combatant_id), None)
+    if index is None:
+        raise EncounterError("That combatant is not in this encounter.")
+    other = index - 1 if direction == "up" else index + 1
+    if not 0 <= other < len(combatants):
+        raise EncounterError(f"{combatants[index].name} is already {'first' if other < 0 else 'last'}.")
+    combatants[index], combatants[other] = combatants[other], combatants[index]
+    for position, combatant in enumerate(combatants):
+        combatant.position = position
+    lines = combat.order_changed(encounter, combatants)
+    if encounter.status == Encounter.Status.RUNNING:
+        lines += _skip_out(encounter, combatants, author=author)
+    _save(encounter, combatants)
+    _log(encounter, lines, author=author)
+    _announce(encounter)
+
+
+@transaction.atomic
 def combatant_remove(*, encounter: Encounter, version: int, combatant_id: int) -> None:
     _claim(encounter, version)
     deleted, _ = encounter.combatants.filter(pk=combatant_id).delete()

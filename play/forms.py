@@ -78,6 +78,10 @@ class RemoveForm(VersionForm):
     combatant = IdField(label="Combatant")
 
 
+class MoveForm(RemoveForm):
+    direction = forms.ChoiceField(choices=[("up", "Up"), ("down", "Down")], label="Direction")
+
+
 class IdsChoiceField(forms.ModelMultipleChoiceField):
     """Rows picked by id, each id read as a plain bounded whole number before the database sees it."""
 

@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Visibility
-from campaigns.selectors import campaign_for_gm
+from campaigns.selectors import campaign_for_gm, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 from sheets import selectors
 from sheets.registry import system_for
@@ -32,7 +32,12 @@ class RequestForm(forms.Form):
         error_messages={"required": "Pick at least one character."},
     )
     roll_key = forms.ChoiceField(label="What to roll", required=False)
-    visibility = forms.ChoiceField(choices=Visibility.choices, initial=Visibility.PUBLIC, label="Who sees it")
+    # Not "Only me": a request is the GM asking for the answer, which "Only me" would hide from the GM.
+    visibility = forms.ChoiceField(
+        choices=[(value, label) for value, label in Visibility.choices if value != Visibility.SELF],
+        initial=Visibility.PUBLIC,
+        label="Who sees it",
+    )
 
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)
@@ -134,12 +139,13 @@ def sheet_request_roll(request, character_id: int, target_id: int):
     character = selectors.character_for_editor(request.user, character_id)
     target = get_object_or_404(RollRequestTarget, pk=target_id, character=character)
     error = ""
+    entry = None
     answer = AnswerForm(request.POST)
     if not answer.is_valid():  # no key, or longer than any roll button's
         error = "That is not something this sheet can roll."
     else:
         try:
-            roll_requests.roll_request_answer(
+            entry = roll_requests.roll_request_answer(
                 target=target,
                 key=answer.cleaned_data["key"],
                 roller=Roller(system_random()),
@@ -151,6 +157,10 @@ def sheet_request_roll(request, character_id: int, target_id: int):
             error = " ".join(refused.messages) if isinstance(refused, ValidationError) else str(refused)
     response = sheet_requests(request, character_id)
     response.context_data["error"] = error
+    if entry is not None:
+        # The answer as the feed shows it to this roller: for a blind request only that it was made.
+        response.context_data["answered"] = entry
+        response.context_data["answered_variant"] = entry_variant_for(request.user, entry, character.campaign)
     if error:
         response.status_code = 422
     return response

@@ -75,6 +75,8 @@ DAMAGE_TRUMP_BONUS = 5
 HARM_TRUMP_BONUS = 2
 
 DEAD_AT = -10
+#: The lowest armor value the armor table prints (heavy armor).
+MIN_AV = -6
 
 
 class FieldError(RulesError):
@@ -356,7 +358,8 @@ def trump_total(
 def _check_db_av(db: int, av: int) -> None:
     if not _is_int(db) or db < 0:
         raise FieldError(f"A weapon's damage bonus is a whole number 0 or more, not {db!r}.", field="db")
-    if not _is_int(av) or av > 0:
+    # The armor table prints 0 (none) down to -6 (heavy armor); nothing lies outside it.
+    if not _is_int(av) or not MIN_AV <= av <= 0:
         raise FieldError(
             f"Armor values are written 0 down to -6 (they lower damage), not {av!r}.", field="av"
         )

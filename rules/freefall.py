@@ -1043,21 +1043,38 @@ def take_hit(
     )
 
 
-def mitigate(incoming: Incoming, points: int = 0) -> Incoming:
-    """Spend current points of the matching attribute, one per level negated."""
+def mitigate(
+    incoming: Incoming, points: int = 0, *, spend_from: Mapping[Attribute | str, int] | None = None
+) -> Incoming:
+    """Spend current attribute points, one per level negated.
+
+    "Spend Current Attributes (1-for-1)" names no attribute, so any current attribute pays and
+    points may be mixed: ``spend_from`` maps each attribute to the points it gives. ``points``
+    alone is the common case, all from the attribute matching the harm (BODY for physical).
+    """
     if incoming.stage is not Stage.MITIGATE:
         raise FreeFallError("Mitigation comes once, straight after armor.", field="mitigate")
-    attribute = incoming.kind.attribute
-    points = _int(points, "Points spent", low=0, high=incoming.remaining, field="mitigate")
-    current = spend(incoming.current, attribute, points)
-    remaining = incoming.remaining - points
+    if spend_from is None:
+        spend_from = {incoming.kind.attribute: points}
+    elif points:
+        raise FreeFallError(
+            "Give the points either as one number or per attribute, not both.", field="mitigate"
+        )
+    paid = {_attribute(a, field="mitigate"): p for a, p in spend_from.items()}
+    current = incoming.current
+    for a, p in paid.items():
+        current = spend(current, a, p)
+    total = sum(paid.values())
+    _int(total, "Points spent", low=0, high=incoming.remaining, field="mitigate")
+    remaining = incoming.remaining - total
+    spent_text = " + ".join(f"{p} {a.label}" for a, p in paid.items() if p) or "nothing"
     return replace(
         incoming,
         current=current,
         remaining=remaining,
-        mitigated=points,
+        mitigated=total,
         stage=Stage.RESOLVE if remaining else Stage.DONE,
-        steps=incoming.steps + (f"spent {points} {attribute.label} to negate {points} level(s)",),
+        steps=incoming.steps + (f"spent {spent_text} to negate {total} level(s)",),
     )
 
 

@@ -529,6 +529,9 @@ def cumulative(tn: int, totals: Iterable[int], *, minimum: int = 0) -> Cumulativ
 # ------------------------------------------------------------------ combat: initiative, Armor TN, wounds
 
 ARMOR_TN_BASE = 5  # Armor TN = 5 x Reflexes + 5 (+ armor): not in the seed, the usual L5R figure
+ARMOR_MAX = 50  # no armor comes near; keeps a typo off the Armor TN
+# Not in the seed: L5R 4e's usual armor bonuses to the Armor TN.
+ARMOR_BONUSES = (("None", 0), ("Light armor", 3), ("Heavy armor", 5))
 HEALTHY_PER_EARTH, RANK_PER_EARTH = 5, 2
 
 
@@ -578,6 +581,23 @@ def wound_penalty(wounds: int, earth: int) -> int:
     """The TN penalty of the rank ``wounds`` falls in (Down's +40 for Out and Dead, who cannot act)."""
     penalty = wound_rank(wounds, earth).tn_penalty
     return WOUND_PENALTIES[-2][1] if penalty is None else penalty
+
+
+# What a character may still do at each of the last ranks (a reading; the seed has no wound chart).
+# Down: no Complex Actions (an attack is one), so no attacks; the character may still speak, spend
+# Void and make the rolls the GM asks for (to stay conscious, to crawl away), at Down's +40.
+# Out (and Dead): unconscious, no actions and no rolls at all.
+DOWN = "Down"
+
+
+def can_attack(level: WoundLevel) -> bool:
+    """Whether a character at this wound rank may still take a Complex Action such as an attack."""
+    return level.tn_penalty is not None and level.name != DOWN
+
+
+def can_roll(level: WoundLevel) -> bool:
+    """Whether a character at this wound rank may roll at all (Out and Dead may not)."""
+    return level.tn_penalty is not None
 
 
 def armor_tn(reflexes: int, *, armor: int = 0) -> int:
@@ -872,3 +892,57 @@ def cache_clear() -> None:
     """Forget every cached odds figure (for cold-start benchmarks)."""
     for fn in (_die_weights, _chance, _curve):
         fn.cache_clear()
+
+
+# ------------------------------------------------------------------ experience: what ranks cost
+
+# Not in the seed (which gives no costs): L5R 4th edition's common table. A trait costs 4 x the new
+# rank, Void 6 x the new rank, a skill rank the new rank, an emphasis 2. A character starts with 2 in
+# every trait and Void and no skills, and buys the rest from a starting budget (commonly 40 XP).
+TRAIT_BASE = 2
+TRAIT_XP_PER_RANK = 4
+VOID_XP_PER_RANK = 6
+EMPHASIS_XP = 2
+STARTING_XP = 40
+
+
+def _raise_cost(per_rank: int, low: int, high: int) -> int:
+    """Buying every rank above ``low`` up to ``high``, each at ``per_rank`` x the new rank."""
+    return per_rank * sum(range(low + 1, high + 1))
+
+
+def trait_cost(rank: int) -> int:
+    """XP to raise a trait to ``rank``, one step (4 x the new rank)."""
+    return TRAIT_XP_PER_RANK * _rank("trait", rank, TRAIT_MIN, TRAIT_MAX)
+
+
+def void_cost(rank: int) -> int:
+    """XP to raise Void to ``rank``, one step (6 x the new rank)."""
+    return VOID_XP_PER_RANK * _rank("void", rank, TRAIT_MIN, TRAIT_MAX)
+
+
+def skill_cost(rank: int) -> int:
+    """XP to raise a skill to ``rank``, one step (the new rank; rank 1 of a new skill costs 1)."""
+    return _rank("skill", rank, SKILL_MIN + 1, SKILL_MAX)
+
+
+def build_cost(
+    traits: Mapping[str, int], *, void: int, skills: Mapping[str, int] | None = None, emphases: int = 0
+) -> int:
+    """What a character's ranks cost from the base (2 in every trait and Void, no skills).
+
+    Costs depend only on the ranks held, so this is both what a new character's build spends and what
+    a sheet has spent in all: a trait or Void below the base gives back nothing (it is a choice the
+    GM allows, not a sale).
+    """
+    total = 0
+    for name in TRAITS:
+        total += _raise_cost(TRAIT_XP_PER_RANK, TRAIT_BASE, max(TRAIT_BASE, _trait(traits, name)))
+    total += _raise_cost(
+        VOID_XP_PER_RANK, TRAIT_BASE, max(TRAIT_BASE, _rank("void", void, TRAIT_MIN, TRAIT_MAX))
+    )
+    for name, rank in (skills or {}).items():
+        total += _raise_cost(1, 0, _rank(name, rank, SKILL_MIN, SKILL_MAX))
+    if isinstance(emphases, bool) or not isinstance(emphases, int) or emphases < 0:
+        raise RulesError("The number of emphases must be a whole number, 0 or more.")
+    return total + EMPHASIS_XP * emphases

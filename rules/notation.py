@@ -292,7 +292,7 @@ def _chain_cap(weight: int, total: int) -> int:
     return MAX_CHAIN
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=128)  # a rerolled d1000's counts hold a thousand 1,000-bit integers: keep few
 def _throw_counts(
     low: int, high: int, reroll: Condition | None, once: bool, minimum: int | None, maximum: int | None
 ) -> tuple[int, tuple[int, ...], int]:
@@ -456,7 +456,7 @@ class _Parser:
 
     def printable(self, start: int, end: int, what: str) -> str:
         for j in range(start, end):
-            if not self.text[j].isprintable():
+            if not (self.text[j].isprintable() or self.text[j] == "\t"):
                 raise self.error(f"{what} cannot hold {_shown(self.text, j)}", j)
         return self.text[start:end].strip()
 
@@ -579,6 +579,8 @@ class _Parser:
                     raise self.unexpected("a label goes right after the term it names")
                 terms[-1] = self.label(terms[-1])
             elif char in ("*", "/"):
+                if target is not None:
+                    raise self.unexpected("put the target last")
                 raise self.unexpected("put the label after the whole term, as in 2d6*2[fire]")
             elif char == ")":
                 if depth:
@@ -1428,7 +1430,7 @@ def _term_data(term: TermRoll) -> dict:
 # leaves room for the estimates' error, so a line stays under 50 ms; bench/odds.py times the worst.
 # ---------------------------------------------------------------------------------------------------
 
-_BUDGET_MS = 25.0  # estimated work for one line's chance or distribution
+_BUDGET_MS = 30.0  # estimated work for one line's chance or distribution
 _MAX_PACKED_BITS = 600_000  # the largest packed polynomial built at all
 _MAX_SUPPORT = 5_000  # totals in one distribution (each becomes a Fraction for the reader)
 _MAX_DENOMINATOR_BITS = 12_000  # keeps str(chance) under Python's 4,300-digit limit
@@ -1625,6 +1627,16 @@ def _keep_ways(per_die: Dist, node: Dice, *, cap: int | None = None) -> Dist:
     if node.keep is Keep.HIGHEST:
         values.reverse()
     contribution = node.counted if node.success is not None else (lambda v: v)
+    if node.success is not None:
+        # neighbouring totals that count the same are one step: ties keep the same successes
+        runs: list[tuple[int, int]] = []
+        for v, weight in values:
+            gain = contribution(v)
+            if runs and contribution(runs[-1][0]) == gain:
+                runs[-1] = (runs[-1][0], runs[-1][1] + weight)
+            else:
+                runs.append((v, weight))
+        values = runs
     gains = [contribution(v) for v, _ in values]
     spread = max(gains) - min(gains)
     steps = len(values) * sum((j * spread + 2) * (k - j) for j in range(k)) + k * k
@@ -1689,7 +1701,7 @@ def _dice_dist(node: Dice) -> Dist:
     return per_die[0] * node.count, _power(per_die[1], node.count), per_die[2] ** node.count
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def _node_dist(node: Node) -> Dist:
     """Cached: a table rolls the same few lines all night. Callers must not change the lists."""
     if isinstance(node, Constant):
@@ -1701,13 +1713,14 @@ def _node_dist(node: Node) -> Dist:
     if isinstance(node, Product):
         left, right = _node_dist(node.left), _node_dist(node.right)
         if len(right[1]) == 1 and node.op == "*" and right[0] >= 0:
-            factor = right[0]
+            # times a sure number (a constant, or dice that always count the same): spread the totals
+            factor, weight = right[0], right[1][0]
             if factor == 0:
-                return 0, [1], left[2] * right[2]
+                return 0, [sum(left[1]) * weight], left[2] * right[2]
             if (len(left[1]) - 1) * factor + 1 > _MAX_SUPPORT:
                 raise NotExact(f"more than {_MAX_SUPPORT:,} totals")
             spread = [0] * ((len(left[1]) - 1) * factor + 1)
-            spread[::factor] = left[1]
+            spread[::factor] = [c * weight for c in left[1]]
             return left[0] * factor, spread, left[2] * right[2]
         return _combine(left, right, node.op)
     raise NotExact("roll and keep dice have only their chance against a TN worked out")
@@ -1777,7 +1790,7 @@ def _plain_tail(plain: list[tuple[int, int]], rest: Dist, threshold: int) -> Fra
         by_sides[s] += n
     for s, n in by_sides.items():
         factor = {s * k: (-1) ** k * math.comb(n, k) for k in range(n + 1) if s * k <= reach}
-        _charge(len(numerator) * len(factor) / 2_000)
+        _charge(len(numerator) * len(factor) / 1_000)  # about a microsecond a pair
         new: dict[int, int] = {}
         for e1, a1 in numerator.items():
             for e2, a2 in factor.items():
@@ -1979,6 +1992,18 @@ def _tail(dist: Dist, threshold: int) -> Fraction:
     return Fraction(sum(counts[max(0, threshold - low) :]), total)
 
 
+_L5R_BUDGET_MS = 40.0
+
+
+def _l5r_ms(node: RollKeep, target: int, odd_die_bonus: bool) -> float:
+    """The L5R engine's cold cost, measured: 10k10 takes 200 ms at TN 250, 37 ms at 125, growing as
+    TN**2.6 and with the dice (this bound is above every pool's measured cost). Its answers are
+    cached, but a fresh TN is cold, and the dice box must answer within 50 ms."""
+    rolled, kept, bonus = ten_dice(node.rolled, node.kept, odd_die_bonus=odd_die_bonus)
+    reach = max(0, target - bonus)
+    return 200.0 * (reach / 250) ** 2.6 * min(1.0, rolled * kept / 50)
+
+
 def _threshold(tree: Expression) -> int | None:
     if tree.target is not None:
         return tree.target
@@ -2003,6 +2028,8 @@ def chance(tree: Tree, *, odd_die_bonus: bool = False) -> Fraction | None:
     try:
         if len(groups) == 1 and isinstance(groups[0].node, RollKeep) and groups[0].sign > 0:
             node = groups[0].node
+            if _l5r_ms(node, threshold - constant, odd_die_bonus) > _L5R_BUDGET_MS:
+                return None
             return l5r_chance(
                 node.rolled,
                 node.kept,

@@ -86,6 +86,15 @@ class CombatRules:
         """Whether doing ``action`` ends the turn by itself, so the next one begins at once."""
         return False
 
+    def order_settable(self, encounter, combatants: list) -> bool:
+        """Whether the GM may move combatants up and down the order now (FREE/FALL's declaration
+        order). Never by default: the other systems' order comes from initiative."""
+        return False
+
+    def order_changed(self, encounter, combatants: list) -> list[RollResult]:
+        """The GM just moved someone (``combatants`` is in the new order): restart what the order drives."""
+        return []
+
     def hold(self, encounter, combatants: list) -> str:
         """Why the GM may not move to the next turn yet ("" when nothing waits to be settled)."""
         return ""

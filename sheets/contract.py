@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
 from campaigns.rendering import format_percent
+from campaigns.systems import Option
 from rules.dice import Outcome, Roller, RulesError
 
 EXPORT_FORMAT = "tabletop-character"
@@ -132,6 +133,8 @@ class EditableField:
     required: bool = True
     #: What a chosen option becomes (int for a rank picked from a list); options arrive as text.
     coerce: Callable[[str], Any] = str
+    #: Only the GM may type this value (one the rules change only through play: XP, a rank bought with it).
+    gm_only: bool = False
 
     @property
     def display(self) -> str:
@@ -178,6 +181,23 @@ class EditableField:
         return number
 
 
+@dataclass(frozen=True)
+class XpOffer:
+    """One thing a player may buy with XP now, or why not (``cost`` None, ``label`` says why)."""
+
+    key: str  # the system's id of the spend, e.g. "raise:12" or "add"
+    label: str  # what the player reads: "Brawler 4 → 6 (6 XP)"
+    cost: int | None
+    #: The value the player saw, sent back with the spend: a stale tab or a second click is refused.
+    seen: str = ""
+    #: The spend takes a name the player types (a new descriptor, a new weakness).
+    needs_name: bool = False
+
+    @property
+    def choice(self) -> str:
+        return f"{self.key}@{self.seen}"
+
+
 def _literal(message: str) -> str:
     """A message Django will %-format with the validator's params: a "%" typed in a name stays a "%"."""
     return message.replace("%", "%%")
@@ -221,8 +241,9 @@ class SheetSystem:
     builder_template: ClassVar[str] = "sheets/builder.html"
     #: The demo table's campaign: (name, description).
     demo_campaign: ClassVar[tuple[str, str]] = ("Demo table", "")
-    #: Optional rules a GM turns on for a campaign: (Campaign.options key, label, help text).
-    campaign_options: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    #: Optional rules a GM sets for a campaign: (Campaign.options key, label, help text) for an on/off
+    #: switch, or a campaigns.systems.NumberOption for a number (a starting budget).
+    campaign_options: ClassVar[tuple[Option, ...]] = ()
 
     # ----- what each system provides -------------------------------------------------------------
 
@@ -290,3 +311,25 @@ class SheetSystem:
     def party_summary(self, character) -> str:
         """The key numbers the GM's party panel shows (HP, abilities, harm, wounds)."""
         return ""
+
+    # ----- experience (optional): the GM awards it, the player spends it (sheets/xp.py) -------------
+
+    #: The most XP one award may give.
+    xp_award_max: ClassVar[int] = 20
+
+    def xp(self, character) -> int | None:
+        """The character's unspent XP; None when the system has no experience to award or spend."""
+        return None
+
+    def xp_award(self, *, character, amount: int, author) -> None:
+        """Give ``amount`` XP (already within 1..xp_award_max), recorded through character_change."""
+        raise NotImplementedError
+
+    def xp_spends(self, character) -> list[XpOffer]:
+        """Everything the character could buy with XP, priced, with the reason when it cannot."""
+        return []
+
+    def xp_spend(self, *, character, key: str, expected: str, name: str = "", author) -> int:
+        """Buy the offer ``key`` if it still reads ``expected``; the cost. KeyError for an unknown key,
+        ValidationError (nothing saved) when the rules or the XP refuse it."""
+        raise KeyError(key)

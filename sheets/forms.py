@@ -115,3 +115,31 @@ def builder_data_problems(form: forms.Form) -> list[str]:
         if reasons:
             problems.append(f"{label}: {reasons[0]}")
     return problems
+
+
+class XpAwardForm(forms.Form):
+    """The GM's award: a whole number from 1 to the system's largest award."""
+
+    def __init__(self, *args, most: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        message = f"Award from 1 to {most} XP at a time (digits 0-9)."
+        self.fields["amount"] = WholeNumberField(
+            min_value=1,
+            max_value=most,
+            label="Award XP",
+            error_messages={key: message for key in ("invalid", "required", "min_value", "max_value")},
+        )
+
+
+class XpSpendForm(forms.Form):
+    """A spend: ``offer`` is "<offer key>@<the value the player saw>"; ``name`` when the offer needs one."""
+
+    offer = forms.CharField(max_length=80, label="Spend XP", error_messages={"required": "Pick what to buy."})
+    name = forms.CharField(max_length=80, required=False, label="Name")
+
+    def clean_offer(self):
+        key, _, seen = self.cleaned_data["offer"].partition("@")
+        return key, seen
+
+    def clean_name(self):
+        return " ".join(self.cleaned_data["name"].split())

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import models, transaction
+from django.db.models import prefetch_related_objects
 
 from campaigns import realtime
 
@@ -22,28 +23,67 @@ from .registry import is_system_model
 CHARACTER_FIELDS = ("name", "notes")
 
 
-def _owned_rows(character: Character) -> Iterator[models.Model]:
-    """The character's system rows: one-to-one sheets and child rows, wherever they are defined."""
-    for relation in Character._meta.related_objects:
-        model = relation.related_model
-        if not is_system_model(model):
-            continue
+def sheet_relations(character: Character) -> list:
+    """The relations from a character to its own system's rows (one-to-one sheets and child rows).
+
+    Only the campaign's system: a character has no rows in any other system's tables, and asking
+    each of them cost a query per table on every snapshot.
+    """
+    return [
+        relation
+        for relation in Character._meta.related_objects
+        if relation.related_model._meta.app_label == character.campaign.system
+        and is_system_model(relation.related_model)
+    ]
+
+
+def load_sheet_rows(character: Character) -> Character:
+    """Fetch the character's system rows into its caches: one query per table, whatever the sheet's size.
+
+    The system's code reads them through the same accessors (``character.<sheet>``,
+    ``character.<rows>.all()``), so the sheet page, a roll and its history snapshots share one load.
+    """
+    prefetch_related_objects([character], *(r.get_accessor_name() for r in sheet_relations(character)))
+    return character
+
+
+def forget_sheet_rows(character: Character) -> None:
+    """Drop the cached system rows, so the next read comes from the database."""
+    prefetched = getattr(character, "_prefetched_objects_cache", {})
+    for relation in sheet_relations(character):
         if relation.one_to_one:
-            row = model.objects.filter(**{relation.field.name: character}).first()
+            if relation.is_cached(character):
+                relation.delete_cached_value(character)
+        else:
+            prefetched.pop(relation.get_accessor_name(), None)
+
+
+def _owned_rows(character: Character, *, reread: bool) -> Iterator[models.Model]:
+    """The character's system rows: from the database, or (``reread=False``) as the caches hold them."""
+    for relation in sheet_relations(character):
+        model, accessor = relation.related_model, relation.get_accessor_name()
+        if relation.one_to_one:
+            if reread:
+                row = model.objects.filter(**{relation.field.name: character}).first()
+            else:
+                row = getattr(character, accessor, None)
             if row is not None:
                 yield row
-        else:
+        elif reread:
             yield from model.objects.filter(**{relation.field.name: character}).order_by("pk")
+        else:
+            yield from getattr(character, accessor).all()
 
 
 def _address(row: models.Model, field_name: str) -> str:
     return f"{row._meta.model_name}:{row.pk}:{field_name}"
 
 
-def snapshot(character: Character) -> dict[str, Any]:
-    """Every value the character owns, by address."""
+def snapshot(character: Character, *, reread: bool = True) -> dict[str, Any]:
+    """Every value the character owns, by address: read again from the database unless ``reread`` is
+    False, when the rows the character's caches hold (see load_sheet_rows) are taken as they are."""
     values = {f"character:{character.pk}:{name}": getattr(character, name) for name in CHARACTER_FIELDS}
-    for row in _owned_rows(character):
+    for row in _owned_rows(character, reread=reread):
         for field in row._meta.concrete_fields:
             if field.primary_key or field.name == "character":
                 continue
@@ -65,17 +105,22 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any],
 
 
 @contextmanager
-def recorded(character: Character, *, author, reason: str):
+def recorded(character: Character, *, author, reason: str, reread: bool = True):
     """Record whatever the block changes on the character's sheet as one SheetChange.
 
     Yields a dict: set "reason" to describe the change better; "change" holds the record afterwards.
     Use inside the transaction that makes the change, so the record and the change land together.
+
+    ``reread=False`` takes both snapshots from the rows the character's caches hold, for a block that
+    changes only those rows and keeps them as saved (a roll: the system's ``roll`` saves the instances
+    it was handed, or refreshes them after a guarded update). tests/test_query_budgets.py checks every
+    system's every button against the database.
     """
-    before = snapshot(character)
+    before = snapshot(character, reread=reread)
     # The block may refine the reason once it knows more (a roll's label); "change" is filled after.
     box: dict[str, Any] = {"change": None, "reason": reason}
     yield box
-    changed_before, changed_after = diff(before, snapshot(character))
+    changed_before, changed_after = diff(before, snapshot(character, reread=reread))
     if changed_before:
         box["change"] = SheetChange.objects.create(
             character=character,
@@ -84,8 +129,11 @@ def recorded(character: Character, *, author, reason: str):
             before=changed_before,
             after=changed_after,
         )
-        # The GM's party panel shows this sheet's key numbers.
+        # The GM's party panel shows this sheet's key numbers; the sheet's own open pages update too.
         realtime.panel_changed(campaign_id=character.campaign_id, panel="party", gm_only=True)
+        realtime.sheet_changed(
+            campaign_id=character.campaign_id, character_id=character.pk, gm_only=character.is_npc
+        )
 
 
 class UndoRefused(Exception):

@@ -5,15 +5,16 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
-from campaigns.models import FeedEntry
-from campaigns.services import feed_entry_create
+from campaigns.services import counter_increment, entry_for_key, feed_entry_create
 from rules.dice import Roller
 
 from .contract import FieldEditForm, RollResult
 from .edit import BASE_PATHS, editable_field
-from .history import recorded
+from .history import CHARACTER_FIELDS, forget_sheet_rows, load_sheet_rows, recorded
 from .models import Character
 from .registry import system_for
 
@@ -47,6 +48,8 @@ def character_edit(*, character: Character, path: str, raw: str, version: int, a
     """
     character.claim_version(version)
     field = editable_field(character, path)
+    if field.gm_only and not character.campaign.is_gm(author):
+        raise ValidationError(f"Only the GM changes {field.label} by hand; play and XP change it.")
     value = FieldEditForm(field, data={"value": raw}).value()
     with recorded(character, author=author, reason=f"Edited {field.label}"):
         if path in BASE_PATHS:
@@ -57,7 +60,6 @@ def character_edit(*, character: Character, path: str, raw: str, version: int, a
     return character
 
 
-@transaction.atomic
 def character_roll(
     *,
     character: Character,
@@ -70,19 +72,46 @@ def character_roll(
 ):
     """Roll ``key`` on the sheet, save what it changed and the feed entry together.
 
-    A repeated idempotency key returns the first roll's entry and rolls nothing. Returns
-    (entry, outcome) where outcome is None for a repeat.
+    A repeated idempotency key returns the first roll's entry and changes nothing. Returns
+    (entry, outcome) where outcome is None for a repeat. On return ``character`` holds its current
+    version and system rows (a repeat drops them, to be read again), ready to render.
     """
-    if idempotency_key:
-        existing = FeedEntry.objects.filter(
+    try:
+        return _character_roll(
+            character=character,
+            key=key,
+            options=options,
+            roller=roller,
+            author=author,
+            visibility=visibility,
+            idempotency_key=idempotency_key,
+        )
+    except IntegrityError:
+        # The key's unique constraint refused the entry (a double-click, a retry): everything this roll
+        # did was rolled back with it, the first roll stands. Looked up only now, so a roll costs no
+        # query for the check.
+        existing = idempotency_key and entry_for_key(
             campaign=character.campaign, author=author, idempotency_key=idempotency_key
-        ).first()
-        if existing is not None:
-            return existing, None
-    # Rolls may change the sheet (a token, a spent point): lock the row and move its version on.
-    current = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
-    character.claim_version(current)
-    with recorded(character, author=author, reason="Roll") as record:
+        )
+        if not existing:
+            raise
+        forget_sheet_rows(character)
+        character.refresh_from_db(fields=["version", *CHARACTER_FIELDS])
+        return existing, None
+
+
+@transaction.atomic
+def _character_roll(*, character, key, options, roller, author, visibility, idempotency_key):
+    # Rolls may change the sheet (a token, a spent point): lock the row and move its version on, in
+    # one statement. Every change to a sheet moves the version, so when it moved by exactly this
+    # roll's step the rows the caller loaded are still the saved ones and serve the roll as they are.
+    seen = character.version
+    character.version = counter_increment(Character, character.pk, "version", updated_at=timezone.now())
+    if character.version != seen + 1:
+        forget_sheet_rows(character)
+        character.refresh_from_db(fields=list(CHARACTER_FIELDS))
+    load_sheet_rows(character)
+    with recorded(character, author=author, reason="Roll", reread=False) as record:
         outcome: RollResult = system_for(character.campaign).roll(character, key, options, roller)
         record["reason"] = f"Roll: {outcome.label}"
     entry, _ = feed_entry_create(
@@ -96,6 +125,7 @@ def character_roll(
         chance=outcome.chance,
         visibility=visibility,
         idempotency_key=idempotency_key,
+        savepoint=False,  # a repeated key is answered above, outside this transaction
     )
     return entry, outcome
 

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import views
+from . import views, xp
 from .registry import game_systems
 
 urlpatterns = [
@@ -14,6 +14,8 @@ urlpatterns = [
     path("characters/<int:character_id>/export/", views.sheet_export, name="sheet_export"),
     path("characters/<int:character_id>/history/", views.sheet_history, name="sheet_history"),
     path("characters/<int:character_id>/history/<int:change_id>/undo/", views.sheet_undo, name="sheet_undo"),
+    path("characters/<int:character_id>/xp/award/", xp.xp_award, name="xp_award"),
+    path("characters/<int:character_id>/xp/spend/", xp.xp_spend, name="xp_spend"),
 ]
-# Views only one system has (Five by Five XP, the L5R builder preview) come from its own urls.py.
+# Views only one system has (the L5R builder preview) come from its own urls.py.
 urlpatterns += [path("", include(config.urls.urlpatterns)) for config in game_systems() if config.urls]

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns import hooks
 from campaigns.models import Visibility
-from campaigns.selectors import campaign_for_gm, campaign_for_member
+from campaigns.selectors import campaign_for_gm, campaign_for_member, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 
 from . import edit, history, selectors, services
@@ -37,7 +37,13 @@ def _options(system, character, data):
     return form, (form.cleaned_data if form.is_valid() else None)
 
 
-def _sheet_context(request, character, *, options_data=None):
+def _sheet_context(request, character, *, options_data=None, panels=True):
+    """What the sheet and its partials show. ``panels=False`` for a partial that shows none of them.
+
+    The system rows are fetched once here (one query per table); the system's context and buttons
+    read them from the character's caches.
+    """
+    history.load_sheet_rows(character)
     system = system_for(character.campaign)
     form, options = _options(system, character, options_data)
     return {
@@ -52,8 +58,25 @@ def _sheet_context(request, character, *, options_data=None):
         "roll_key": uuid.uuid4().hex,
         "name_field": edit.base_field(character, "name"),
         "notes_field": edit.base_field(character, "notes"),
-        "panels": hooks.render_panels(hooks.SHEET, request, campaign=character.campaign, character=character),
+        "panels": hooks.render_panels(hooks.SHEET, request, campaign=character.campaign, character=character)
+        if panels
+        else "",
+        **_xp_context(request, system, character),
         **system.context(character),
+    }
+
+
+def _xp_context(request, system, character):
+    """What the experience panel (sheets/_xp.html) shows; nothing for a system without XP."""
+    xp = system.xp(character)
+    if xp is None:
+        return {"xp": None}
+    spends = system.xp_spends(character) if character.owner_id == request.user.pk else []
+    return {
+        "xp": xp,
+        "xp_award_max": system.xp_award_max,
+        "xp_spends": spends,
+        "xp_needs_name": any(offer.needs_name for offer in spends),
     }
 
 
@@ -116,7 +139,9 @@ def sheet_field(request, character_id: int, path: str):
     if request.method == "GET":
         character = selectors.character_for_viewer(request.user, character_id)
         field = _field(character, path)
-        editing = request.GET.get("edit") == "1" and character.can_edit(request.user)
+        is_gm = character.campaign.is_gm(request.user)
+        may_type = character.can_edit(request.user) and (is_gm or not field.gm_only)
+        editing = request.GET.get("edit") == "1" and may_type
         return TemplateResponse(
             request,
             f"{PARTS}#{'field-edit' if editing else 'field'}",
@@ -124,6 +149,7 @@ def sheet_field(request, character_id: int, path: str):
                 "character": character,
                 "field": field,
                 "can_edit": character.can_edit(request.user),
+                "is_gm": is_gm,
             },
         )
     character = selectors.character_for_editor(request.user, character_id)
@@ -190,6 +216,8 @@ def sheet_buttons(request, character_id: int):
 @require_POST
 def sheet_roll(request, character_id: int, key: str):
     character = selectors.character_for_editor(request.user, character_id)
+    # One load of the system rows serves the options, the roll, its history and the answer.
+    history.load_sheet_rows(character)
     system = system_for(character.campaign)
     form, options = _options(system, character, request.POST)
     visibility = request.POST.get("visibility", Visibility.PUBLIC)
@@ -219,9 +247,14 @@ def sheet_roll(request, character_id: int, key: str):
             error = " ".join(invalid.messages)
         except RulesError as invalid:
             error = str(invalid)
-    character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
-    context = _sheet_context(request, character, options_data=request.POST)
-    context.update(entry=entry, error=error, oob_version=True, oob_buttons=True)
+    if error:
+        # A refused roll was rolled back, but the system may have touched the rows in memory first.
+        character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+    # Otherwise character_roll left the character current (its version, its rows): render from it.
+    context = _sheet_context(request, character, options_data=request.POST, panels=False)
+    # The roller gets the entry as the feed shows it to them: a blind roll is only its notice here too.
+    variant = entry_variant_for(request.user, entry, character.campaign) if entry is not None else None
+    context.update(entry=entry, variant=variant, error=error, oob_version=True, oob_buttons=True)
     return TemplateResponse(request, f"{PARTS}#roll-result", context, status=422 if error else 200)
 
 

@@ -32,7 +32,7 @@
   // In-place editing: Escape puts the value back as it was, leaving the field (blur) saves it.
   function cancelEdit(form) {
     form.dataset.cancelled = "1";
-    htmx.ajax("GET", form.dataset.cancelUrl, { target: form, swap: "outerHTML" });
+    htmx.ajax("GET", form.dataset.cancelUrl, { source: form, target: form, swap: "outerHTML" });
   }
   document.addEventListener("keydown", function (event) {
     var form = event.target.closest && event.target.closest("form[data-inline-edit]");
@@ -59,6 +59,76 @@
     var form = event.target;
     if (form.matches && form.matches("form[data-inline-edit]")) { form.dataset.submitting = "1"; }
   }, true);
+
+  // Keyboard users keep their place. A roll disables its button while it runs (and may redraw the
+  // buttons), a save swaps the form for the value: either drops focus on <body>. Put it back on the same
+  // button, or on the value just saved, unless the user has moved on to something else meanwhile.
+  var refocus = null;
+  function focusLost() {
+    return !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || !elt.closest) { return; }
+    var button = elt.closest("button[data-roll-key]");
+    var form = elt.closest("form[data-inline-edit]");
+    if (button) {
+      var key = button.dataset.rollKey;
+      refocus = { until: Date.now() + 5000 };
+      refocus.find = function () { return document.querySelector('button[data-roll-key="' + CSS.escape(key) + '"]'); };
+    } else if (form) {
+      var path = form.dataset.path;
+      refocus = { until: Date.now() + 5000 };
+      refocus.find = function () {
+        // A refused edit comes back as the form (its input focused by autofocus); a save as the value.
+        return document.querySelector('.editable[data-path="' + CSS.escape(path) + '"] .editable-value, ' +
+          'form.editable[data-path="' + CSS.escape(path) + '"] [name="value"]');
+      };
+    }
+  });
+  // The button may have been redrawn (out of band) and the form swapped out, so no event on the element
+  // that started it is sure to reach the document: try after each step of any request instead.
+  function tryRefocus() {
+    if (!refocus) { return; }
+    setTimeout(function () {  // after htmx has re-enabled the button it disabled
+      if (!refocus) { return; }
+      if (Date.now() > refocus.until) { refocus = null; return; }
+      var target = refocus.find();
+      if (target && !target.disabled && focusLost()) {
+        refocus.target = target;  // kept a few seconds: a live refresh of the sheet may redraw it again
+        target.focus();
+      }
+    }, 0);
+  }
+  ["htmx:afterRequest", "htmx:afterSettle", "htmx:load"].forEach(function (name) {
+    document.addEventListener(name, tryRefocus);
+  });
+  // The user moved on (or a refused edit's input took focus): leave focus where it is now.
+  document.addEventListener("focusin", function (event) {
+    if (refocus && event.target !== document.body && event.target !== refocus.target) { refocus = null; }
+  });
+
+  // An edit opens with the caret after the current value, ready to add to it or rub it out.
+  function caretToEnd(input) {
+    if (!input || typeof input.value !== "string") { return; }
+    if (input.type === "number") {
+      // Number inputs have no selection API; setting the value again leaves the caret at its end.
+      var value = input.value;
+      input.value = "";
+      input.value = value;
+    } else if (input.setSelectionRange) {
+      input.setSelectionRange(input.value.length, input.value.length);
+    }
+  }
+  htmx.onLoad(function (content) {
+    var forms = content.matches && content.matches("form[data-inline-edit]") ? [content] : content.querySelectorAll ? content.querySelectorAll("form[data-inline-edit]") : [];
+    Array.prototype.forEach.call(forms, function (form) {
+      var input = form.querySelector('input[name="value"]');
+      if (!input) { return; }
+      if (document.activeElement !== input) { input.focus(); }
+      caretToEnd(input);
+    });
+  });
 
   window.tabletop = { showMessage: showMessage };
 })();

@@ -1,7 +1,10 @@
 // The live table: one websocket per open table page.
-// On every (re)connect it says hello with the newest seq it shows; the server replays what was missed,
-// in order, then streams new entries. Entries at or below the newest seq shown are ignored, so a replay
-// and a live broadcast can overlap without a duplicate. It reconnects after any close it did not ask
+// On every (re)connect it says hello with the cursor of the newest entry it shows; the server replays
+// what was missed, in order, then streams new entries. A cursor is opaque (a keyed permutation of the
+// entry's number, so a player cannot count the entries hidden from them): the page only compares
+// cursors for equality, to drop an entry it already shows, and trusts the server's order. A page
+// without a feed (a sheet, the encounter page) says so in its hello and hears only panel refreshes;
+// after a reconnect it re-fetches every live panel, since refreshes sent while it was away are lost. It reconnects after any close it did not ask
 // for (1000 included: servers close idle sockets with it), with backoff, and a heartbeat notices a
 // dead network that never reports a close; each ping also makes the server replay anything its channel
 // layer failed to deliver (Redis down), so the page catches up by itself. Only 4403 ("not at this table"
@@ -22,7 +25,8 @@
   var MAX_DELAY_MS = 10000;
 
   var statusBadge = document.getElementById("table-status");
-  var lastSeq = parseInt(live.getAttribute("data-last-seq"), 10) || 0;
+  var lastCursor = live.getAttribute("data-cursor") || null;
+  var everReady = false;
   var path = live.getAttribute("data-ws-path");
   var socket = null;
   var retryTimer = null;
@@ -32,26 +36,27 @@
   var pongTimer = null;
 
   function setStatus(text, tone) {
+    // On every page, badge or not: tests and styles read whether the socket is live from here.
+    live.setAttribute("data-status", tone === "success" ? "live" : "offline");
     if (!statusBadge) { return; }
     statusBadge.textContent = text;
     statusBadge.className = "badge table-status text-bg-" + tone;
-    live.setAttribute("data-status", tone === "success" ? "live" : "offline");
   }
 
   function message(text, level) {
     if (window.tabletop && window.tabletop.showMessage) { window.tabletop.showMessage(text, level); }
   }
 
-  function insertEntry(seq, html) {
-    if (typeof seq !== "number" || seq <= lastSeq) { return; }
-    if (!feed) { lastSeq = seq; return; }
+  function insertEntry(cursor, html) {
+    if (typeof cursor !== "string" || !feed || typeof html !== "string") { return; }
+    if (cursor === lastCursor || feed.querySelector('[data-cursor="' + CSS.escape(cursor) + '"]')) { return; }
     var template = document.createElement("template");
     template.innerHTML = html.trim();
     var node = template.content.firstElementChild;
     if (!node) { return; }
     feed.insertBefore(node, feed.firstElementChild);
-    lastSeq = seq;
-    feed.setAttribute("data-last-seq", String(lastSeq));
+    lastCursor = cursor;
+    feed.setAttribute("data-cursor", lastCursor);
     var empty = document.getElementById("feed-empty");
     if (empty) { empty.remove(); }
     if (window.htmx) { window.htmx.process(node); }
@@ -61,23 +66,107 @@
   // A panel is any element with data-live-panel="name" and data-refresh-url; it is fetched over HTTP,
   // where the usual permission checks apply, so nothing private travels in the socket's frame.
   var refreshTimers = {};
+  // Set once the page is being left (a plain form post, a link): a refresh fetched now could swallow
+  // the message the next page is about to show.
+  var leaving = false;
+  window.addEventListener("beforeunload", function () {
+    leaving = true;
+    // Still here a few seconds on: nothing was left after all (a download, a cancelled navigation).
+    setTimeout(function () { leaving = false; }, 3000);
+  });
+  window.addEventListener("pageshow", function () { leaving = false; });
   function refreshPanel(name) {
     if (!window.htmx || refreshTimers[name]) { return; }
     refreshTimers[name] = setTimeout(function () {
       delete refreshTimers[name];
-      document.querySelectorAll('[data-live-panel="' + name + '"]').forEach(function (panel) {
+      document.querySelectorAll('[data-live-panel="' + CSS.escape(name) + '"]').forEach(function (panel) {
+        if (panel.hasAttribute("data-live-merge")) { mergePanel(panel); return; }
         window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"), { target: panel, swap: "outerHTML" });
       });
     }, 250);
   }
 
+  function refreshAllPanels() {
+    var names = {};
+    document.querySelectorAll("[data-live-panel]").forEach(function (panel) {
+      names[panel.getAttribute("data-live-panel")] = true;
+    });
+    Object.keys(names).forEach(refreshPanel);
+  }
+
+  // A whole sheet changed elsewhere (the GM, an encounter, XP, an undo, another tab): fetch the page
+  // again and put in every part the player is not busy with. An in-place edit that is open keeps its
+  // typed text and the version it was opened at, so saving it is refused if its value moved on (the
+  // page's #sheet-version is left alone for the same reason); a focused control keeps its input; the
+  // roll buttons are priced again with the options this page has chosen.
+  function partKey(node) {
+    if (node.classList && node.classList.contains("editable")) { return "editable:" + node.getAttribute("data-path"); }
+    return node.tagName + "#" + (node.id || "");
+  }
+  // This page's own state: the last roll's result, the chosen options, the prompts (a panel of their own).
+  var KEEP = ["sheet-version", "roll-idempotency", "roll-result", "roll-buttons", "roll-options-panel",
+              "sheet-requests"];
+  var KEEP_SELECTOR = KEEP.map(function (id) { return "#" + id; }).join(", ") + ", [data-ws-path]";
+  function busy(node) {
+    if (node.matches && node.matches(".editing")) { return true; }
+    if (node.querySelector && node.querySelector(".editing")) { return true; }
+    var active = document.activeElement;
+    return !!(active && active !== document.body && node.contains(active) &&
+              /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName));
+  }
+  function merge(current, fresh) {
+    if (current.matches(KEEP_SELECTOR)) { return; }
+    if (!busy(current) && !current.querySelector(KEEP_SELECTOR)) {
+      if (current.outerHTML !== fresh.outerHTML) {
+        var copy = document.importNode(fresh, true);
+        current.replaceWith(copy);
+        if (window.htmx) { window.htmx.process(copy); }
+      }
+      return;
+    }
+    var mine = current.children, theirs = fresh.children;
+    if (mine.length !== theirs.length) { return; } // a different shape: leave the busy part alone
+    var pairs = [];
+    for (var i = 0; i < mine.length; i += 1) {
+      if (partKey(mine[i]) !== partKey(theirs[i])) { return; }
+      pairs.push([mine[i], theirs[i]]);
+    }
+    pairs.forEach(function (pair) { merge(pair[0], pair[1]); });
+  }
+  function mergePanel(panel) {
+    if (leaving) { return; }
+    var url = panel.getAttribute("data-refresh-url");
+    fetch(url, { headers: { "Accept": "text/html" }, credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      return response.text();
+    }).then(function (html) {
+      if (leaving) { return; }
+      var page = new DOMParser().parseFromString(html, "text/html");
+      var fresh = page.querySelector('[data-live-panel="' + CSS.escape(panel.getAttribute("data-live-panel")) + '"]');
+      if (!fresh || !panel.isConnected) { return; }
+      merge(panel, fresh);
+      var options = document.getElementById("roll-options");
+      if (options && window.htmx) { window.htmx.trigger(options, "change"); }
+      panel.setAttribute("data-refreshed", String(Date.now()));
+    }).catch(function () {
+      message("This sheet changed elsewhere and could not be fetched again; reload the page to see it.", "warning");
+    });
+  }
+
   function handle(data) {
     switch (data.type) {
-      case "entry": insertEntry(data.seq, data.html); break;
+      case "entry": insertEntry(data.cursor, data.html); break;
       // Backoff resets only once the server has caught the page up: a socket that opens and is closed
       // at once (Redis down) must not be retried at full speed.
-      case "ready": attempt = 0; setStatus("Live", "success"); break;
-      case "reload": window.location.reload(); break;
+      case "ready":
+        attempt = 0;
+        setStatus("Live", "success");
+        if (everReady) { refreshAllPanels(); }
+        everReady = true;
+        break;
+      // Only a feed reloads: a page without one has nothing to catch up by reloading, and may hold
+      // typed text.
+      case "reload": if (feed) { window.location.reload(); } break;
       case "error": message(data.message, "warning"); break;
       case "refresh": refreshPanel(String(data.panel)); break;
       default: break; // "ok", "pong": hearing anything already proves the line is alive
@@ -133,7 +222,7 @@
     }
     socket = ws;
     ws.onopen = function () {
-      ws.send(JSON.stringify({ type: "hello", last_seq: lastSeq }));
+      ws.send(JSON.stringify({ type: "hello", cursor: lastCursor, feed: !!feed }));
       startHeartbeat(ws);
     };
     ws.onmessage = function (event) {

@@ -149,9 +149,10 @@ def test_gm_turns_optional_rules_on_for_the_campaign(make_campaign, gm, client_f
         {"name": campaign.name, "description": "", "option_l5r_odd_die_bonus": "on"},
     )
     campaign.refresh_from_db()
-    assert campaign.options == {"l5r_odd_die_bonus": True}
+    # A number option left blank keeps the system's usual value (L5R's starting XP budget).
+    assert campaign.options == {"l5r_odd_die_bonus": True, "l5r_starting_xp": 40}
     client_for(gm).post(
         reverse("campaign_edit", args=[campaign.pk]), {"name": campaign.name, "description": ""}
     )
     campaign.refresh_from_db()
-    assert campaign.options == {"l5r_odd_die_bonus": False}
+    assert campaign.options == {"l5r_odd_die_bonus": False, "l5r_starting_xp": 40}

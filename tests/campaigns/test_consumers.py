@@ -48,15 +48,17 @@ def roll(campaign, author, notation="2d6", visibility="public", faces=(3, 4), **
 aroll = sync_to_async(roll)
 
 
-async def open_socket(user, campaign, *, hello: int | None = 0):
-    """Connect as ``user``; with ``hello`` set, say hello and return the frames replayed before ready."""
+async def open_socket(user, campaign, *, hello: FeedEntry | int | None = 0, feed: bool = True):
+    """Connect as ``user``; unless ``hello`` is None, say hello after that entry (0: from the start)
+    and return the frames replayed before ready."""
     communicator = WebsocketCommunicator(ROUTER, f"/ws/campaigns/{campaign.pk}/table/")
     communicator.scope["user"] = user
     connected, _ = await communicator.connect()
     assert connected
     replayed = []
     if hello is not None:
-        await communicator.send_json_to({"type": "hello", "last_seq": hello})
+        cursor = hello.cursor if isinstance(hello, FeedEntry) else None
+        await communicator.send_json_to({"type": "hello", "cursor": cursor, "feed": feed})
         replayed = await frames_until_ready(communicator)
     return communicator, replayed
 
@@ -145,7 +147,7 @@ async def test_each_visibility_reaches_exactly_the_right_viewers(campaign, gm, p
     }
     for name, sees in expected.items():
         frames = await entries(sockets[name], len(sees))
-        assert [frame["seq"] for frame in frames] == [made[v].seq for v in sees], name
+        assert [frame["cursor"] for frame in frames] == [made[v].cursor for v in sees], name
         for frame, variant in zip(frames, sees.values(), strict=True):
             if variant == "full":
                 assert "987" in frame["html"]
@@ -162,7 +164,7 @@ async def test_gm_rolling_blind_sees_own_result(campaign, gm, player):
     player_socket, _ = await open_socket(player, campaign)
     entry = await aroll(campaign, gm, "1d1000", "blind", faces=(987,))
     (frame,) = await entries(gm_socket, 1)
-    assert frame["seq"] == entry.seq and "987" in frame["html"]
+    assert frame["cursor"] == entry.cursor and "987" in frame["html"]
     assert await player_socket.receive_nothing(timeout=0.2)
     await gm_socket.disconnect()
     await player_socket.disconnect()
@@ -173,7 +175,7 @@ async def test_gm_rolling_blind_sees_own_result(campaign, gm, player):
 
 async def test_catch_up_replays_what_was_missed_in_order_without_duplicates(campaign, gm, player):
     first = await aroll(campaign, player)
-    communicator, replayed = await open_socket(player, campaign, hello=first.seq)
+    communicator, replayed = await open_socket(player, campaign, hello=first)
     assert replayed == []
     await communicator.disconnect()
 
@@ -183,12 +185,12 @@ async def test_catch_up_replays_what_was_missed_in_order_without_duplicates(camp
         await aroll(campaign, player, visibility="self"),
         await aroll(campaign, gm, visibility="public"),
     ]
-    communicator, replayed = await open_socket(player, campaign, hello=first.seq)
-    assert [frame["seq"] for frame in replayed] == [missed[0].seq, missed[2].seq, missed[3].seq]
+    communicator, replayed = await open_socket(player, campaign, hello=first)
+    assert [frame["cursor"] for frame in replayed] == [missed[0].cursor, missed[2].cursor, missed[3].cursor]
 
     live = await aroll(campaign, gm)
     (frame,) = await entries(communicator, 1)
-    assert frame["seq"] == live.seq
+    assert frame["cursor"] == live.cursor
     assert await communicator.receive_nothing(timeout=0.2)
     await communicator.disconnect()
 
@@ -196,12 +198,12 @@ async def test_catch_up_replays_what_was_missed_in_order_without_duplicates(camp
 async def test_entries_broadcast_before_hello_come_once_through_the_catch_up(campaign, player):
     communicator, _ = await open_socket(player, campaign, hello=None)
     made = [await aroll(campaign, player) for _ in range(3)]
-    await communicator.send_json_to({"type": "hello", "last_seq": 0})
+    await communicator.send_json_to({"type": "hello", "cursor": None})
     replayed = await frames_until_ready(communicator)
-    assert [frame["seq"] for frame in replayed] == [entry.seq for entry in made]
+    assert [frame["cursor"] for frame in replayed] == [entry.cursor for entry in made]
     later = await aroll(campaign, player)
     (frame,) = await entries(communicator, 1)
-    assert frame["seq"] == later.seq
+    assert frame["cursor"] == later.cursor
     assert await communicator.receive_nothing(timeout=0.2)
     await communicator.disconnect()
 
@@ -214,7 +216,7 @@ async def test_a_dropped_broadcast_is_filled_from_the_database(campaign, player,
     monkeypatch.setattr(realtime, "entry_created", real_entry_created)
     heard = await aroll(campaign, player)
     frames = await entries(communicator, 2)
-    assert [frame["seq"] for frame in frames] == [lost.seq, heard.seq]
+    assert [frame["cursor"] for frame in frames] == [lost.cursor, heard.cursor]
     assert await communicator.receive_nothing(timeout=0.2)
     await communicator.disconnect()
 
@@ -233,7 +235,7 @@ async def test_roll_over_the_socket_is_saved_once_per_key(campaign, player, gm):
         assert reply["type"] == "ok" and reply["action"] == "roll"
     assert await sync_to_async(FeedEntry.objects.count)() == 1
     (frame,) = await entries(gm_socket, 1)
-    assert frame["seq"] == reply["seq"]
+    assert frame["cursor"] == reply["cursor"]
     await communicator.disconnect()
     await gm_socket.disconnect()
 
@@ -280,7 +282,7 @@ async def test_rolls_and_chat_are_rate_limited_with_a_clear_message(campaign, pl
         ('{"type": "feed.entry", "seq": 1, "visibility": "public", "author_id": 1, "frames": {}}', 4400),
         ('{"type": "websocket.disconnect", "code": 1000}', 4400),
         ('{"type": "member.removed", "user_id": 1}', 4400),
-        ('{"type": "hello", "last_seq": "all"}', 4400),
+        ('{"type": "hello", "cursor": 12}', 4400),
         ("not json", 4400),
         ("[1, 2]", 4400),
         ('{"type": "chat", "text": "' + "x" * 5000 + '"}', 1009),
@@ -293,7 +295,7 @@ async def test_forged_or_oversized_frames_close_only_that_client(campaign, gm, p
     assert await close_code(offender) == code
     entry = await aroll(campaign, gm)
     (heard,) = await entries(bystander, 1)
-    assert heard["seq"] == entry.seq
+    assert heard["cursor"] == entry.cursor
     await bystander.disconnect()
 
 
@@ -310,17 +312,17 @@ async def test_removed_player_is_closed_at_once_and_others_stay(campaign, gm, pl
     assert await close_code(removed) == 4403
     entry = await aroll(campaign, gm)
     (heard,) = await entries(staying, 1)
-    assert heard["seq"] == entry.seq
+    assert heard["cursor"] == entry.cursor
     await staying.disconnect()
 
 
-async def test_ping_is_answered_with_the_newest_seq(campaign, gm, player):
+async def test_ping_is_answered_with_a_pong_that_counts_nothing(campaign, gm, player):
     communicator, _ = await open_socket(player, campaign)
     await communicator.send_json_to({"type": "ping"})
-    assert await communicator.receive_json_from(timeout=5) == {"type": "pong", "seq": 0}
-    entry = await aroll(campaign, gm, visibility="gm")  # hidden from the player, still counted
+    assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
+    await aroll(campaign, gm, visibility="gm")  # hidden from the player: the pong must not tell
     await communicator.send_json_to({"type": "ping"})
-    assert await communicator.receive_json_from(timeout=5) == {"type": "pong", "seq": entry.seq}
+    assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
     await communicator.disconnect()
 
 
@@ -333,8 +335,8 @@ async def test_the_heartbeat_replays_what_the_layer_lost_without_waiting_for_a_r
     assert await communicator.receive_nothing(timeout=0.2)
     await communicator.send_json_to({"type": "ping"})
     first, second, pong = [await communicator.receive_json_from(timeout=5) for _ in range(3)]
-    assert [first["seq"], second["seq"]] == [lost[0].seq, lost[2].seq]
-    assert pong == {"type": "pong", "seq": lost[2].seq}
+    assert [first["cursor"], second["cursor"]] == [lost[0].cursor, lost[2].cursor]
+    assert pong == {"type": "pong"}
     assert await communicator.receive_nothing(timeout=0.2)
     await communicator.disconnect()
 
@@ -361,7 +363,7 @@ async def test_an_unknown_group_event_is_ignored_not_fatal(campaign, player, gm)
     await get_channel_layer().group_send(realtime.table_group(campaign.pk), {"type": "something.new"})
     entry = await aroll(campaign, gm)
     (frame,) = await entries(communicator, 1)
-    assert frame["seq"] == entry.seq
+    assert frame["cursor"] == entry.cursor
     await communicator.disconnect()
 
 
@@ -381,7 +383,7 @@ async def open_socket_for(client, user, campaign):
     communicator.scope["session"] = SessionStore(client.session.session_key)
     connected, _ = await communicator.connect()
     assert connected
-    await communicator.send_json_to({"type": "hello", "last_seq": 0})
+    await communicator.send_json_to({"type": "hello", "cursor": None})
     await frames_until_ready(communicator)
     return communicator
 
@@ -408,7 +410,7 @@ async def test_logging_out_closes_that_browsers_sockets_and_nothing_reaches_them
         assert await tab.receive_nothing(timeout=0.2)
     # Logged out in that browser only: the other device's session, and its socket, live on.
     (heard,) = await entries(elsewhere, 1)
-    assert heard["seq"] == entry.seq
+    assert heard["cursor"] == entry.cursor
     await elsewhere.disconnect()
 
 
@@ -438,7 +440,7 @@ async def test_changing_the_password_closes_every_socket_of_that_user_only(
         assert await close_of(communicator) == (4403, "session ended")
     entry = await aroll(campaign, gm)
     (heard,) = await entries(bystander, 1)
-    assert heard["seq"] == entry.seq
+    assert heard["cursor"] == entry.cursor
     await bystander.disconnect()
 
 

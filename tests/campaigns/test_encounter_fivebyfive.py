@@ -13,7 +13,8 @@ from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
-from sheets.systems.fivebyfive.combat import FiveByFiveNpcForm, parse_descriptors
+from sheets.systems.fivebyfive.combat import FiveByFiveNpcForm, combat, parse_descriptors
+from sheets.systems.fivebyfive.models import FiveByFiveSheet
 
 
 def roller(*faces):
@@ -322,8 +323,11 @@ def test_pc_hurt_healed_and_harmed_with_the_gm_token(two_bandits, gm):
 
 
 def test_the_gm_may_let_players_steal_with_their_best(fight, gm):
+    """Five by Five l.534-539: a descriptor improves one exclusive action only, so "their best" leaves out
+    those tied to another action."""
     encounter, larry, mara, bandit = fight
-    # Larry's best is Street Smarts 6: 2 x 3 = 6, steals it; Mara's is Caravan Guard 4: 1 x 4 = 4, steals it.
+    # Larry's best is Street Smarts 6: 2 x 3 = 6, steals it. Mara's Caravan Guard 4 and Field Medic 4 are
+    # her attack and healing descriptors, so her best here is Alertness 2: 1 x 4 = 4, she does not.
     services.encounter_start(
         encounter=encounter,
         version=encounter.version,
@@ -334,11 +338,14 @@ def test_the_gm_may_let_players_steal_with_their_best(fight, gm):
     encounter, _ = reload(encounter)
     assert [c.name for c in encounter.combatants.order_by("position")] == [
         "Larry Booker",
-        "Mara Quill",
         "Bandit",
+        "Mara Quill",
     ]
     assert FeedEntry.objects.get(label__contains="Larry Booker tries").summary == (
         "Street Smarts 6: 2 × 3 = 6 vs 6, steals it"
+    )
+    assert FeedEntry.objects.get(label__contains="Mara Quill tries").summary == (
+        "Alertness 2: 1 × 4 = 4 vs 2, acts after the GM's side"
     )
 
 
@@ -358,6 +365,10 @@ def test_parse_quick_npc_descriptors():
     )
     assert form.is_valid(), form.errors
     assert form.cleaned_data["descriptors"] == {"Brute": 6} and form.cleaned_data["armor_av"] == -5
+    # HP in another script's digits ("٣" reads as 3 to int()) or past an armor's table is refused.
+    for bad in ({"hp": "٣"}, {"hp": "²"}, {"armor_av": "-7"}):
+        data = {"descriptors": "Brute 6", "hp": "9", "weapon_db": "4", "armor_av": "-5", **bad}
+        assert not FiveByFiveNpcForm(data).is_valid(), bad
 
 
 def test_the_gm_page_runs_the_fight(fight, gm, player, client_for):
@@ -413,3 +424,90 @@ def test_the_gm_page_runs_the_fight(fight, gm, player, client_for):
     )
     assert response.status_code == 302
     assert FeedEntry.objects.filter(label__contains="Mara Quill attacks Bandit").exists()
+
+
+def start_with_mara_first(encounter, gm):
+    # Larry untrained 3 x 3 = 9 fails; Mara's Alertness 2: 1 x 2 = 2 steals it. Order: Mara, Bandit, Larry.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
+    )
+    return reload(encounter)
+
+
+def test_a_descriptor_tied_to_one_exclusive_action_cannot_serve_another(fight, gm):
+    """Five by Five l.534-553: "A Descriptor cannot be defined that improves the ability of more than one
+    Exclusive Action": Mara's healing descriptor cannot make her attack, nor her attack one heal."""
+    _, larry, mara, bandit = fight
+    FiveByFiveSheet.objects.filter(character=larry).update(hp=8)  # someone to heal
+    encounter, by_name = start_with_mara_first(fight[0], gm)
+    medic = mara.descriptors.get(name="Field Medic")
+    guard = mara.descriptors.get(name="Caravan Guard")
+    maps = mara.descriptors.get(name="Reading Maps")
+    actions = {a.key: a for a in combat.actions(encounter, by_name["Mara Quill"], list(by_name.values()))}
+    offered = dict(actions["attack"].form_class().fields["descriptor"].choices)
+    assert str(guard.pk) in offered and str(maps.pk) in offered and str(medic.pk) not in offered
+    heal_offered = dict(actions["heal"].form_class().fields["descriptor"].choices)
+    assert str(medic.pk) in heal_offered and str(guard.pk) not in heal_offered
+    before = (encounter.version, FeedEntry.objects.count(), snapshot(mara))
+    with pytest.raises(EncounterError, match="To hit with"):
+        act(encounter, by_name["Mara Quill"], "attack", bandit, {"descriptor": str(medic.pk)}, 6, 6, 3, gm=gm)
+    encounter.refresh_from_db()
+    with pytest.raises(EncounterError, match="Heal with"):
+        act(
+            encounter,
+            by_name["Mara Quill"],
+            "heal",
+            by_name["Larry Booker"],
+            {"descriptor": str(guard.pk)},
+            1,
+            1,
+            3,
+            gm=gm,
+        )
+    encounter.refresh_from_db()
+    assert (encounter.version, FeedEntry.objects.count(), snapshot(mara)) == before
+    # An untied descriptor serves any action: Reading Maps -5 rolls one die, 6 is a trump, a hit.
+    act(encounter, by_name["Mara Quill"], "attack", bandit, {"descriptor": str(maps.pk)}, 6, 2, gm=gm)
+    assert FeedEntry.objects.get(label__contains="Mara Quill attacks Bandit").summary.startswith(
+        "Reading Maps -5: 6"
+    )
+
+
+def test_a_fight_shifts_each_action_by_the_aspect_it_is_based_on(fight, gm, client_for):
+    """Five by Five l.715-750: every action is based on one of the four aspects, and a Superior or Inferior
+    one shifts it a rank; stealing initiative is read as based on Cognition, attacks on Agility unless
+    the GM names another."""
+    encounter, larry, mara, bandit = fight
+    encounter.campaign.options = {"fbf_aspects": True}
+    encounter.campaign.save()
+    FiveByFiveSheet.objects.filter(character=mara).update(agility=1, cognition=-1)
+    # Mara's Alertness 2 takes Inferior Cognition: untrained 0, so 1 x 2 = 2 no longer steals it.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    assert [c.name for c in encounter.combatants.order_by("position")] == [
+        "Bandit",
+        "Larry Booker",
+        "Mara Quill",
+    ]
+    assert FeedEntry.objects.get(label__contains="Mara Quill tries to steal initiative").summary == (
+        "Alertness 2 (shift -1): 1 × 2 = 2 vs 0, acts after the GM's side"
+    )
+    for _ in range(2):
+        services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+        encounter.refresh_from_db()
+    encounter, by_name = reload(encounter)
+    form = combat.actions(encounter, by_name["Mara Quill"], list(by_name.values()))[0].form_class()
+    assert form.fields["aspect"].initial == "agility"
+    page = (
+        client_for(gm).get(reverse("encounter", args=[encounter.campaign_id, encounter.pk])).content.decode()
+    )
+    assert "Attack based on aspect" in page and "Healing based on aspect" in page
+    # Caravan Guard 4 on Superior Agility is 6: 2 x 3 = 6 hits. Damage 3 + DB 3 + AV -1 = 5: 12 -> 7.
+    act(encounter, by_name["Mara Quill"], "attack", bandit, {"aspect": "agility"}, 2, 3, 3, gm=gm)
+    assert FeedEntry.objects.get(label__contains="Mara Quill attacks Bandit").summary == (
+        "Caravan Guard 4 (shift +1): 2 × 3 = 6 vs 6, hit"
+    )
+    encounter, by_name = reload(encounter)
+    assert by_name["Bandit"].stats["hp"] == 7

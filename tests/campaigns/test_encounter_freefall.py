@@ -10,6 +10,7 @@ from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
+from sheets.systems.freefall.combat import combat as freefall_combat
 from sheets.systems.freefall.sheet import system as freefall_sheet
 
 
@@ -144,7 +145,7 @@ def test_a_short_freefall_fight(fight, gm):
         services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
     encounter.refresh_from_db()
     # It spends 1 BODY (3 -> 2) to negate a level, then takes the other two as temporary harm.
-    encounter, by = act(encounter, gm, by["Ganger"], "mitigate", data={"points": 1})
+    encounter, by = act(encounter, gm, by["Ganger"], "mitigate", data={"body": 1})
     assert by["Ganger"].stats["body"] == 2 and encounter.state["pending_harm"][0]["remaining"] == 2
     encounter, by = act(encounter, gm, by["Ganger"], "resolve", data={"option": "temp"})
     encounter, by = act(encounter, gm, by["Ganger"], "resolve", data={"option": "temp"})
@@ -167,7 +168,7 @@ def test_a_short_freefall_fight(fight, gm):
     assert knife.result["changes"] == ["Vesna Kade is hit: DV 5 against AV 2: 3 level(s) of physical harm"]
     assert now(encounter) == "Vesna Kade"
     # Vesna spends 1 BODY (3 -> 2) and takes two temporary harms; each step lands on her sheet.
-    encounter, by = act(encounter, gm, by["Vesna Kade"], "mitigate", data={"points": 1})
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "mitigate", data={"body": 1})
     vesna.refresh_from_db()
     assert vesna.freefall.body_spent == 1
     encounter, by = act(encounter, gm, by["Vesna Kade"], "resolve", data={"option": "temp"})
@@ -220,10 +221,10 @@ def test_a_short_freefall_fight(fight, gm):
     assert [q["name"] for q in encounter.state["queue"]] == ["Knife", "Shoot"]
     assert feed("Ganger: Knife at Vesna Kade").summary == "3d20 vs TN 11: 1 success, success"
     # She has only 2 BODY left: 3 cannot be spent. She keeps her BODY and takes all three levels.
-    with pytest.raises(EncounterError, match="BODY has only 2 current point"):
-        act(encounter, gm, by["Vesna Kade"], "mitigate", data={"points": 3})
+    with pytest.raises(EncounterError, match=r"BODY \(2 left\)"):
+        act(encounter, gm, by["Vesna Kade"], "mitigate", data={"body": 3})
     encounter.refresh_from_db()
-    encounter, by = act(encounter, gm, by["Vesna Kade"], "mitigate", data={"points": 0})
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "mitigate", data={"body": 0})
     encounter, by = act(encounter, gm, by["Vesna Kade"], "resolve", data={"option": "temp"})
     # Every slot holds temporary harm: the forced choice. Temporary harm is refused...
     with pytest.raises(
@@ -296,7 +297,7 @@ def test_pushing_limits_and_being_taken_out(fight, gm):
         "Ganger is hit: DV 3 doubled by the natural 20 against AV 1 less 1 (Piercing): "
         "6 level(s) of physical harm"
     ]
-    encounter, by = act(encounter, gm, by["Ganger"], "mitigate", data={"points": 3})
+    encounter, by = act(encounter, gm, by["Ganger"], "mitigate", data={"body": 3})
     # 3 levels remain, and no slot or gear can take them: the ganger is out.
     assert by["Ganger"].out and by["Ganger"].stats["body"] == 0
     assert feed("Ganger is taken out").summary.startswith("3 level(s) of physical harm could not be absorbed")
@@ -314,3 +315,259 @@ def test_players_see_the_panel_but_not_npc_numbers(fight, gm, player, client_for
     player_panel = client_for(player).get(url).content.decode()
     assert "AV 1 · DV 5" in gm_panel and "Pool 5 · harm - / - / -" in gm_panel
     assert "Ganger" in player_panel and "DV 5" not in player_panel
+
+
+# ----- the rules of the issue, each played through the encounter ---------------------------------
+
+
+def as_shown(action, actor, combatants, encounter):
+    """What the browser posts for ``action`` untouched: each initial value, or a list's first option."""
+    offered = {a.key: a for a in freefall_combat.actions(encounter, actor, combatants)}[action]
+    form = offered.form_class(prefix=action)
+    data = {}
+    for field in form:
+        value = field.value()
+        if value is None and getattr(field.field, "choices", None):
+            value = list(field.field.choices)[0][0]
+        if value not in (None, False):
+            data[field.name] = value
+    return {name.removeprefix(f"{action}-"): value for name, value in data.items()}
+
+
+def test_default_encounter_forms_are_accepted_as_first_shown(fight, gm):
+    """Issue, Play together 4: the attack and "Temporary harm" forms as first shown are valid (l.130:
+    with every slot holding temporary harm, the form offers only B or C)."""
+    encounter, vesna, ganger = fight
+    vesna.ff_gear.filter(name="Rail pistol").delete()  # bare hands: no gear earns the roll
+    sheet = vesna.freefall
+    sheet.harm1_state = sheet.harm2_state = sheet.harm3_state = "temp"
+    sheet.harm1_kind = sheet.harm2_kind = sheet.harm3_kind = "physical"
+    sheet.save()
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=Roller(), author=gm)
+    encounter, by = reload(encounter)
+    combatants = services.combatants_of(encounter)
+    shown = as_shown("attack", by["Vesna Kade"], combatants, encounter)
+    assert shown["prerequisite"] == "specialty" and shown["gear"] == ""
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "attack", target=ganger, data=shown)
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "declare")
+    combatants = services.combatants_of(encounter)
+    encounter, by = act(
+        encounter, gm, by["Ganger"], "attack", target=by["Vesna Kade"],
+        data=as_shown("attack", by["Ganger"], combatants, encounter),
+    )  # fmt: skip
+    encounter, by = act(encounter, gm, by["Ganger"], "declare")
+    # The knife (DV 5 against AV 2) hits: 3 levels on a sheet whose three slots hold temporary harm.
+    encounter, by = act(encounter, gm, by["Ganger"], "roll", target=by["Vesna Kade"], faces=(15, 3))
+    combatants = services.combatants_of(encounter)
+    encounter, by = act(
+        encounter, gm, by["Vesna Kade"], "mitigate",
+        data=as_shown("mitigate", by["Vesna Kade"], combatants, encounter),
+    )  # fmt: skip
+    combatants = services.combatants_of(encounter)
+    shown = as_shown("resolve", by["Vesna Kade"], combatants, encounter)
+    assert shown["option"] == "perm"
+    # Asked for anyway (a stale page), temporary harm is refused with the rule's reason.
+    with pytest.raises(EncounterError, match="Every slot holds temporary harm: make one permanent"):
+        act(encounter, gm, by["Vesna Kade"], "resolve", data={"option": "temp"})
+    encounter.refresh_from_db()
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "resolve", data=shown)
+    vesna.refresh_from_db()
+    assert vesna.freefall.harm1_state == "perm"
+
+
+@pytest.fixture
+def netrun(make_campaign, gm, player, other_player):
+    campaign = make_campaign("freefall", players=[player, other_player])
+    load_demo_characters(campaign, players=[player, other_player])
+    # Osei Marr: Icebreaker (SPIKE CHROME, +10), Firewall (COUNTER RED), Puppeteer (PWN RED).
+    osei = campaign.characters.get(name="Osei Marr")
+    encounter = services.encounter_create(campaign=campaign, name="Server farm")
+    services.combatant_add_character(encounter=encounter, character=osei)
+    services.combatant_add_npc(
+        encounter=encounter, name="Sentry", cleaned_data={"body": 3, "mind": 2, "ghost": 2, "av": 0, "dv": 2}
+    )
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=Roller(), author=gm)
+    return encounter, osei
+
+
+def test_hacking_uses_the_program_its_tier_bonus_and_a_natural_1_compromises_it(netrun, gm):
+    """FREE/FALL l.134: "REQ: Active Program (Binds Mind) OR Specialty. RISK: Rolling a 1 on a hacking
+    die = Program Compromised (Lost for mission)"; l.152: CHROME +10."""
+    encounter, osei = netrun
+    encounter, by = reload(encounter)
+    encounter, by = act(
+        encounter, gm, by["Osei Marr"], "hack",
+        data={"name": "Crack the door", "dice": 2, "difficulty": "hard", "program": "Icebreaker"},
+    )  # fmt: skip
+    encounter, by = act(
+        encounter, gm, by["Osei Marr"], "hack",
+        data={"name": "Ghost the cameras", "dice": 1, "difficulty": "challenging", "program": ""},
+    )  # fmt: skip
+    encounter, by = act(encounter, gm, by["Osei Marr"], "declare")
+    assert feed("Osei Marr declares").summary == (
+        "Crack the door with Icebreaker 2d20+10 vs TN 16; Ghost the cameras by specialty 1d20 vs TN 11 "
+        "(3 of 5 dice)"
+    )
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)  # sentry passes
+    encounter, by = reload(encounter)
+    # Last declared first: the specialty hack, no bonus, 12 against 11.
+    encounter, by = act(encounter, gm, by["Osei Marr"], "roll", faces=(12,))
+    cameras = feed("Osei Marr: Ghost the cameras by specialty")
+    assert cameras.summary == "1d20 vs TN 11: 1 success, success"
+    # Icebreaker: 1 + 10 = 11 misses TN 16, 7 + 10 = 17 succeeds; the natural 1 compromises it.
+    encounter, by = act(encounter, gm, by["Osei Marr"], "roll", faces=(1, 7))
+    door = feed("Osei Marr: Crack the door with Icebreaker")
+    assert door.summary == "2d20+10 vs TN 16: 1 success, success (complication)"
+    assert door.result["changes"] == ["Icebreaker compromised (a natural 1): out for the rest of the mission"]
+    assert osei.ff_programs.get(name="Icebreaker").compromised
+    assert SheetChange.objects.filter(character=osei, reason="Icebreaker compromised (a natural 1)").exists()
+    # Round 2: Icebreaker is lost for the mission: no longer offered, and refused if asked for.
+    encounter, by = reload(encounter)
+    assert encounter.round == 2
+    hack = next(
+        a for a in freefall_combat.actions(encounter, by["Osei Marr"], services.combatants_of(encounter))
+        if a.key == "hack"
+    )  # fmt: skip
+    assert "Icebreaker" not in dict(hack.form_class().fields["program"].choices)
+    with pytest.raises(EncounterError, match="Program: Select a valid choice"):
+        act(
+            encounter, gm, by["Osei Marr"], "hack",
+            data={"name": "Again", "dice": 1, "difficulty": "hard", "program": "Icebreaker"},
+        )  # fmt: skip
+
+
+def test_a_program_compromised_earlier_in_the_round_cannot_run_its_second_hack(netrun, gm):
+    """FREE/FALL l.134: a compromised program is "Lost for mission", even for a hack already declared."""
+    encounter, osei = netrun
+    encounter, by = reload(encounter)
+    for name in ("First probe", "Second probe"):
+        encounter, by = act(
+            encounter, gm, by["Osei Marr"], "hack",
+            data={"name": name, "dice": 1, "difficulty": "challenging", "program": "Firewall"},
+        )  # fmt: skip
+    encounter, by = act(encounter, gm, by["Osei Marr"], "declare")
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by = reload(encounter)
+    encounter, by = act(encounter, gm, by["Osei Marr"], "roll", faces=(1,))  # the second probe, first
+    assert osei.ff_programs.get(name="Firewall").compromised
+    encounter, by = act(encounter, gm, by["Osei Marr"], "roll", faces=(20,))
+    assert feed("Osei Marr: First probe").summary == "Firewall is compromised or gone: the hack cannot run."
+
+
+def test_resolution_follows_the_declared_order_the_gm_sets(fight, gm):
+    """FREE/FALL l.9 "Everyone declares actions simultaneously", l.51 "Actions resolve in Reverse Order
+    of Declaration (Last declared acts first)": the GM sets who declares first, not the order of adding."""
+    encounter, vesna, ganger = fight
+    # Vesna was added first; the GM moves the ganger up before the fight.
+    services.combatant_move(
+        encounter=encounter, version=encounter.version, combatant_id=ganger.pk, direction="up", author=gm
+    )
+    encounter.refresh_from_db()
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=Roller(), author=gm)
+    encounter, by = reload(encounter)
+    assert now(encounter) == "Ganger"
+    encounter, by = act(
+        encounter,
+        gm,
+        by["Ganger"],
+        "task",
+        data={"name": "Shout for help", "dice": 2, "difficulty": "challenging"},
+    )
+    encounter, by = act(encounter, gm, by["Ganger"], "declare")
+    encounter, by = act(
+        encounter, gm, by["Vesna Kade"], "task",
+        data={"name": "Run", "dice": 2, "difficulty": "challenging", "prerequisite": "plain"},
+    )  # fmt: skip
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "declare")
+    # Vesna declared last, so she resolves first.
+    assert [q["name"] for q in encounter.state["queue"]] == ["Run", "Shout for help"]
+    # Mid-round the order is fixed.
+    with pytest.raises(EncounterError, match="cannot be changed now"):
+        services.combatant_move(
+            encounter=encounter,
+            version=encounter.version,
+            combatant_id=ganger.pk,
+            direction="down",
+            author=gm,
+        )
+    encounter.refresh_from_db()
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "roll", faces=(3, 4))
+    encounter, by = act(encounter, gm, by["Ganger"], "roll", faces=(3, 4))
+    # As round 2 opens, before anyone declares, the GM puts the ganger last: it now declares last.
+    assert (encounter.round, now(encounter)) == (2, "Ganger")
+    services.combatant_move(
+        encounter=encounter, version=encounter.version, combatant_id=ganger.pk, direction="down", author=gm
+    )
+    encounter, by = reload(encounter)
+    assert now(encounter) == "Vesna Kade"
+    assert feed("Round 2: declaration order").summary == (
+        "Vesna Kade then Ganger (the last to declare resolves first)."
+    )
+    with pytest.raises(EncounterError, match="Ganger is already last"):
+        services.combatant_move(
+            encounter=encounter,
+            version=encounter.version,
+            combatant_id=ganger.pk,
+            direction="down",
+            author=gm,
+        )
+
+
+def test_the_gm_moves_a_combatant_from_the_encounter_page(fight, gm, client_for):
+    """FREE/FALL l.51: the declaration order is set on the encounter page, with plain forms (no script)."""
+    encounter, vesna, ganger = fight
+    client = client_for(gm)
+    page = client.get(encounter.get_absolute_url()).content.decode()
+    assert f'aria-label="Move {ganger.name} up"' in page
+    url = reverse("encounter_action", args=[encounter.campaign_id, encounter.pk, "move"])
+    client.post(url, {"version": encounter.version, "combatant": ganger.pk, "direction": "up"})
+    assert [c.name for c in services.combatants_of(encounter)] == ["Ganger", "Vesna Kade"]
+    response = client.post(
+        url, {"version": encounter.version + 1, "combatant": ganger.pk, "direction": "sideways"}, follow=True
+    )
+    assert "Direction: Select a valid choice" in response.content.decode()
+    assert [c.name for c in services.combatants_of(encounter)] == ["Ganger", "Vesna Kade"]
+    # Running: the arrows stay while the round opens, beside the hack form; once a declaration starts
+    # they are gone.
+    encounter.refresh_from_db()
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=Roller(), author=gm)
+    encounter, by = reload(encounter)
+    page = client.get(encounter.get_absolute_url()).content.decode()
+    assert "Move Ganger down" in page and "Declare an attack" in page
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by = reload(encounter)
+    page = client.get(encounter.get_absolute_url()).content.decode()
+    assert "Declare a hack" in page and 'name="hack-program"' in page
+    act(
+        encounter,
+        gm,
+        by["Vesna Kade"],
+        "task",
+        data={"name": "Run", "dice": 1, "difficulty": "hard", "prerequisite": "plain"},
+    )
+    assert "Move Ganger down" not in client.get(encounter.get_absolute_url()).content.decode()
+
+
+def test_mitigation_spends_any_current_attribute(fight, gm):
+    """FREE/FALL l.73 "MITIGATE: Spend Current Attributes (1-for-1) to negate remaining levels": any
+    current attribute pays, mixed freely (docs/rules.md gives the reading)."""
+    encounter, vesna, ganger = fight
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=Roller(), author=gm)
+    encounter, by = reload(encounter)
+    services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+    encounter, by = reload(encounter)
+    encounter, by = act(
+        encounter, gm, by["Ganger"], "attack", target=by["Vesna Kade"],
+        data={"name": "Knife", "dice": 2, "difficulty": "challenging", "kind": "physical"},
+    )  # fmt: skip
+    encounter, by = act(encounter, gm, by["Ganger"], "declare")
+    # DV 5 against AV 2: 3 levels of physical harm. Vesna pays 1 BODY and 2 GHOST.
+    encounter, by = act(encounter, gm, by["Ganger"], "roll", target=by["Vesna Kade"], faces=(14, 2))
+    encounter, by = act(encounter, gm, by["Vesna Kade"], "mitigate", data={"body": 1, "ghost": 2})
+    assert (
+        feed("Vesna Kade mitigates").summary == "Spends 1 BODY + 2 GHOST against 3 level(s) of physical harm."
+    )
+    vesna.refresh_from_db()
+    current, slots, _ = sheet_numbers(vesna)
+    assert current == {"body": 2, "mind": 2, "ghost": 3} and slots[0] == ("empty", None)
+    assert encounter.state["pending_harm"] == []

@@ -13,6 +13,8 @@ from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
+from sheets.systems.l5r.combat import L5RCombat
+from sheets.systems.l5r.models import L5RSheet
 
 BANDIT = {
     "reflexes": 2,
@@ -288,11 +290,56 @@ def test_panels_and_the_gm_page(fight, gm, player, client_for):
         encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
     )
     gm_page = client_for(gm).get(encounter.get_absolute_url()).content.decode()
-    for text in ("Raises called", "Kyujutsu 4", "Yumi (bow 3)", "Armor (sheet target)"):
+    for text in ("Raises called", "Kyujutsu 4", "Yumi (bow 3)"):
         assert text in gm_page, text
+    # A sheet records its armor, so the attack no longer asks for it.
+    assert "Armor (sheet target)" not in gm_page
     player_panel = (
         client_for(player).get(reverse("encounter_panel", args=[encounter.campaign_id])).content.decode()
     )
     # The bandit's numbers stay with the GM (only a wounded rank would show); Shinai's are on show.
     assert "Bandit" in player_panel and player_panel.count("Armor TN") == 1
     assert "Wounds 0 (Healthy; Out at 35) · Armor TN 20 · Void points 2/2" in player_panel
+
+
+def test_rule_armor_tn_comes_from_the_targets_sheet(fight, gm):
+    """Seed l.46: "Any time a character makes a successful attack roll ... he inflicts damage". Reading:
+    the attack's TN is the target's Armor TN, 5 x Reflexes + 5 plus the armor bonus on its sheet."""
+    encounter, shinai, _ = fight
+    L5RSheet.objects.filter(character=shinai).update(armor=5)  # heavy armor
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
+    )
+    encounter, by_name = next_turn(reload(encounter)[0], gm)
+    # The bandit's 5k3 keeps 9 + 8 + 6 = 23: a hit against Reflexes 3 alone (20), a miss in the armor.
+    act(encounter, by_name["Bandit"], by_name["Bayushi Shinai"], {"raises": "0"}, 8, 9, 6, 2, 1, gm=gm)
+    attack = FeedEntry.objects.get(label__endswith="Bandit attacks Bayushi Shinai")
+    assert "5k3 vs TN 25 (Armor TN 25): 23, miss" in attack.summary
+    assert not FeedEntry.objects.filter(label__endswith="damages Bayushi Shinai").exists()
+    assert "Armor TN 25" in L5RCombat().summary(by_name["Bayushi Shinai"], for_gm=True)
+
+
+def test_rule_down_takes_no_attack(fight, gm, client_for):
+    """Seed l.46 (damage lands as Wounds); the seed has no wound chart. Reading: at Down (+40) a character
+    takes no Complex Actions, so it cannot attack; its turn only passes. Out ends its part in the fight."""
+    encounter, shinai, _ = fight
+    L5RSheet.objects.filter(character=shinai).update(wounds=33)  # Earth 2: Down holds 31-34
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    me, bandit = by_name["Bayushi Shinai"], by_name["Bandit"]
+    assert encounter.combatants.order_by("position").first() == me
+    assert L5RCombat().actions(encounter, me, list(by_name.values())) == []
+    summary = L5RCombat().summary(me, for_gm=True)
+    assert "Down +40; Out at 35) · no attacks or other Complex Actions" in summary
+    page = client_for(gm).get(encounter.get_absolute_url())
+    assert page.status_code == 200 and "no attacks or other Complex Actions" in page.content.decode()
+    assert "Raises called" not in page.content.decode()  # no attack form for the one whose turn it is
+    katana = str(shinai.l5r_weapons.get(name="Katana").pk)
+    attack = {"skill": "Kenjutsu", "weapon": katana, "raises": "0"}
+    with pytest.raises(EncounterError, match="That action is not open to this combatant now."):
+        act(encounter, me, bandit, attack, 9, 9, 9, 9, 9, gm=gm)
+    assert not FeedEntry.objects.filter(label__contains="attacks").exists()
+    encounter, by_name = next_turn(reload(encounter)[0], gm)
+    assert not L5RCombat().is_out(by_name["Bayushi Shinai"])

@@ -84,7 +84,7 @@ async def refusal_code(port: int, campaign_id: int, cookie: str) -> int | None:
     url = f"ws://127.0.0.1:{port}/ws/campaigns/{campaign_id}/table/"
     async with connect(url, origin=f"http://127.0.0.1:{port}", additional_headers={"Cookie": cookie}) as ws:
         try:
-            await ws.send('{"type": "hello", "last_seq": 0}')
+            await ws.send('{"type": "hello", "cursor": null}')
             async with asyncio.timeout(15):
                 while True:
                     frame = await ws.recv()
@@ -107,7 +107,7 @@ def test_redis_going_away_and_coming_back(own_redis, campaign, gm, player):
 
             # A roll while Redis is down is saved and answered; nobody hears it live.
             await player_seat.send({"type": "roll", "notation": "3d6", "key": "while-redis-is-down"})
-            missed = (await player_seat.next_of("ok", timeout=30))["seq"]
+            missed = (await player_seat.next_of("ok", timeout=30))["cursor"]
             assert await gm_seat.silent(0.5)
 
             # A new page's socket is refused with "try again later", not a 500 at the handshake.
@@ -122,8 +122,8 @@ def test_redis_going_away_and_coming_back(own_redis, campaign, gm, player):
             # The open page catches up by its heartbeat, without a new roll.
             await gm_seat.send({"type": "ping"})
             entry = await gm_seat.next_of("entry")
-            assert entry["seq"] == missed and "3d6" in entry["html"]
-            assert (await gm_seat.next_of("pong"))["seq"] == missed
+            assert entry["cursor"] == missed and "3d6" in entry["html"]
+            assert await gm_seat.next_of("pong") == {"type": "pong"}
 
             # The page keeps retrying; once the layer has reconnected a new socket is served again...
             async with asyncio.timeout(60):
@@ -132,10 +132,10 @@ def test_redis_going_away_and_coming_back(own_redis, campaign, gm, player):
 
             # ...and the open sockets are live again: a roll reaches them with no ping.
             await player_seat.send({"type": "roll", "notation": "1d20", "key": "after-redis-is-back"})
-            again = (await player_seat.next_of("ok"))["seq"]
-            assert (await gm_seat.next_of("entry"))["seq"] == again
+            again = (await player_seat.next_of("ok"))["cursor"]
+            assert (await gm_seat.next_of("entry"))["cursor"] == again
             # The roller had not pinged: the live entry shows it a gap, filled from the database.
-            assert [(await player_seat.next_of("entry"))["seq"] for _ in range(2)] == [missed, again]
+            assert [(await player_seat.next_of("entry"))["cursor"] for _ in range(2)] == [missed, again]
 
     with running_servers(env) as (port,):
         asyncio.run(scenario(port))

@@ -162,7 +162,7 @@ class Seat:
         from websockets.asyncio.client import connect
 
         self.socket = await connect(self.url, origin=self.origin, additional_headers={"Cookie": self.cookie})
-        await self.send({"type": "hello", "last_seq": 0})
+        await self.send({"type": "hello", "cursor": None})
         await self.next_of("ready")
         return self
 
@@ -205,13 +205,13 @@ def test_a_roll_through_one_worker_reaches_a_browser_on_the_other(
             ok = await roller.next_of("ok")
             for seat in (gm_seat, other, roller):
                 entry = await seat.next_of("entry")
-                assert entry["seq"] == ok["seq"] and "3d6" in entry["html"]
+                assert entry["cursor"] == ok["cursor"] and "3d6" in entry["html"]
 
             # A blind roll crosses the processes too, but only the GM gets its result.
             await roller.send({"type": "roll", "notation": "1d20", "visibility": "blind"})
             ok = await roller.next_of("ok")
             gm_entry = await gm_seat.next_of("entry")
-            assert gm_entry["seq"] == ok["seq"] and 'class="die' in gm_entry["html"]
+            assert gm_entry["cursor"] == ok["cursor"] and 'class="die' in gm_entry["html"]
             notice = await roller.next_of("entry")
             assert "A blind roll was made" in notice["html"] and 'class="die' not in notice["html"]
             assert await other.silent()

@@ -193,12 +193,14 @@ def test_older_entries_load_on_scroll(campaign, client_for, player, settings):
     client = client_for(player)
     page = client.get(reverse("table", args=[campaign.pk])).content.decode()
     assert page.count('class="feed-entry') == 30
-    assert 'data-last-seq="35"' in page
+    newest = FeedEntry.objects.get(campaign=campaign, seq=35)
+    assert f'data-cursor="{newest.cursor}"' in page and "data-last-seq" not in page
     more = re.search(r'hx-get="([^"]+)" hx-trigger="revealed"', page)
     assert more
     older = client.get(more.group(1).replace("&amp;", "&"), **HTMX).content.decode()
     assert older.count('class="feed-entry') == 5
-    assert 'id="entry-5"' in older and 'id="entry-6"' not in older
+    fifth, sixth = (FeedEntry.objects.get(campaign=campaign, seq=seq).cursor for seq in (5, 6))
+    assert f'id="entry-{fifth}"' in older and f'id="entry-{sixth}"' not in older
     assert "revealed" not in older  # nothing older still
 
 

@@ -3,7 +3,8 @@
 import pytest
 from playwright.sync_api import expect
 
-from rules.dice import FixedFaces
+from play import encounters as services
+from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
@@ -77,3 +78,43 @@ def test_gm_runs_a_triad_fight_and_the_player_follows_live(new_page, table, gm, 
     feed = player_page.locator("#feed")
     expect(feed).to_contain_text("Crypt: Ghoul attacks Abraham Van Helsing")
     expect(feed).to_contain_text("Abraham Van Helsing: Body 8 -> 2 (6 damage)")
+
+
+def test_gm_picks_an_adv_trait_and_a_psychic_blow_hits_spirit(new_page, table, gm, monkeypatch):
+    """Triad l.35 and l.62 (an (Adv.) trait wins a tie) and l.109 (emotional or psychic attacks hurt
+    Spirit), as the GM plays them on the encounter page."""
+    faces = []
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
+    helsing = table.characters.get(name="Abraham Van Helsing")
+    encounter = services.encounter_create(campaign=table, name="Crypt")
+    services.combatant_add_character(encounter=encounter, character=helsing)
+    services.combatant_add_npc(
+        encounter=encounter,
+        name="Wraith",
+        cleaned_data={"difficulty": 15, "weapon": "medium", "armor": "none", "kind": "spirit"},
+    )
+    # Van Helsing's 17 beats nothing: the wraith (20) acts first.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=Roller(FixedFaces([17])), author=gm
+    )
+    page = new_page()
+    log_in(page, gm.username, PASSWORD)
+    page.goto(encounter.get_absolute_url())
+    expect(page.get_by_role("heading", name="Wraith's turn")).to_be_visible()
+    wraith_attack = page.locator("form.encounter-action", has_text="Attack")
+    expect(wraith_attack.get_by_label("This attack is")).to_have_value("")
+    faces[:] = [2]  # Spirit 13 vs 15: a failure; 6 points off Spirit, armor or not
+    wraith_attack.get_by_role("button", name="Attack").click()
+    row = page.locator("[data-combatant='Abraham Van Helsing'] .combatant-summary")
+    expect(row).to_contain_text("Spirit 7/13")
+    expect(row).to_contain_text("Body 8/8")
+
+    page.get_by_role("button", name="Next turn").click()
+    expect(page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
+    attack = page.locator("form.encounter-action", has_text="Attack").first
+    attack.get_by_label("Ability").select_option("mind")
+    attack.get_by_label("A related (Adv.) trait").select_option(label="Occult")
+    faces[:] = [3, 4]  # Mind 15 vs 15 with Occult: the tie is a success, no blow back
+    attack.get_by_role("button", name="Attack").click()
+    expect(page.locator("[data-combatant='Wraith'] .combatant-summary")).to_have_text("Difficulty 12/15")
+    expect(row).to_contain_text("Body 8/8")

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
 from sheets.models import Character
 from tests.conftest import PASSWORD
 
@@ -62,14 +63,15 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     chef_button = page.locator(".roll-button", has_text="Amateur Chef")
     expect(chef_button).to_contain_text("Amateur Chef 4 - 52.8%")
 
-    # Edit in place: click the XP, type, Enter.
-    page.get_by_role("button", name="Edit XP: 0").click()
-    xp_input = page.get_by_label("XP", exact=True)
-    xp_input.fill("3")
-    xp_input.press("Enter")
-    expect(page.get_by_role("button", name="Edit XP: 3")).to_be_visible()
+    # Edit in place: click the current HP, type, Enter. XP is shown but not the player's to type.
+    expect(page.get_by_role("button", name="Edit XP: 0")).to_have_count(0)
+    page.get_by_role("button", name="Edit HP: 16").click()
+    hp_input = page.get_by_label("HP", exact=True)
+    hp_input.fill("13")
+    hp_input.press("Enter")
+    expect(page.get_by_role("button", name="Edit HP: 13")).to_be_visible()
     character.fivebyfive.refresh_from_db()
-    assert character.fivebyfive.xp == 3
+    assert character.fivebyfive.hp == 13
 
     # Options: one rank up turns the 4 into a 6.
     page.locator("#roll-options-panel summary").click()
@@ -92,7 +94,7 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     chef_button.click()
     expect(result).to_contain_text("3 × 3 = 9 vs 4, failure · doubles!")
     expect(result).to_contain_text("doubles token earned")
-    expect(page.get_by_role("button", name="Edit Doubles token: held")).to_be_visible()
+    expect(page.locator("#fbf-token")).to_have_text("held")
 
     # Spending it makes a 5 trump; afterwards the option unticks itself and the token shows none.
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([5, 1]))
@@ -101,8 +103,37 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     chef_button.click()
     expect(result).to_contain_text("doubles token spent")
     expect(result.locator(".die-trump")).to_have_count(1)
-    expect(page.get_by_role("button", name="Edit Doubles token: none")).to_be_visible()
+    expect(page.locator("#fbf-token")).to_have_text("none")
     expect(page.get_by_label("Spend the doubles token")).not_to_be_checked()
     expect(chef_button).to_contain_text("Amateur Chef 4 - 52.8%")
     character.fivebyfive.refresh_from_db()
     assert not character.fivebyfive.doubles_token
+
+
+def test_gm_awards_xp_and_the_player_buys_a_new_descriptor(new_page, make_campaign, gm, player, other_player):
+    """Five by Five l.288-308: the GM awards XP on the sheet; the player spends 2 of it on a new descriptor
+    at 2, named in the experience panel."""
+    campaign = make_campaign("fivebyfive", players=[player, other_player], name="Salt Road")
+    load_demo_characters(campaign, players=[player, other_player])
+    larry = campaign.characters.get(owner=player)
+    page = new_page(width=1280, height=900)
+    log_in(page, "gm", PASSWORD)
+    page.goto(f"/characters/{larry.pk}/")
+    page.get_by_label("Award XP").fill("3")
+    page.get_by_role("button", name="Award XP").click()
+    expect(page.locator("#messages")).to_contain_text("Larry Booker gains 3 XP.")
+
+    page.context.clear_cookies()
+    log_in(page, "player", PASSWORD)
+    page.goto(f"/characters/{larry.pk}/")
+    expect(page.get_by_role("button", name="Award XP")).to_have_count(0)
+    page.get_by_label("Spend XP (3 XP to spend)").select_option(
+        label="New descriptor for healing at 2, named below (2 XP)"
+    )
+    page.get_by_label("Name (for what is new)").fill("Camp Cook")
+    page.get_by_role("button", name="Spend XP").click()
+    expect(page.locator("#messages")).to_contain_text("Spent 2 XP.")
+    expect(page.locator(".fbf-descriptors")).to_contain_text("Camp Cook")
+    expect(page.locator(".roll-button", has_text="Camp Cook 2")).to_be_visible()
+    row = larry.descriptors.get(name="Camp Cook")
+    assert (row.value, row.exclusive_action) == (2, "healing")

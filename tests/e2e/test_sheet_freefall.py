@@ -111,3 +111,43 @@ def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, play
     page.get_by_label("GHOST spent", exact=True).press("Enter")
     expect(page.get_by_role("button", name="Edit GHOST spent: 1")).to_be_visible()
     expect(page.locator("#ff-ghost-numbers")).to_contain_text("5/ 6")
+
+
+def test_rows_as_needed_and_gear_changed_after_creation(new_page, freefall_table, player):
+    """The builder's "Add a gear row" and the sheet's gear page work as plain forms in the browser."""
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(freefall_table.get_absolute_url())
+    page.get_by_role("link", name="New character").click()
+    page.locator("#id_name").fill("Osei Marr")
+    page.locator("#id_character_class").fill("Netrunner")
+    page.locator("#id_specialty").fill("Intrusion")
+    for index, name in enumerate(("Deck", "Baton", "Goggles", "Rope")):
+        page.locator(f"#id_gear-{index}-name").fill(name)
+    page.get_by_role("button", name="Add a gear row").click()
+    expect(page.locator("#id_gear-3-name")).to_have_value("Rope")
+    page.locator("#id_gear-4-name").fill("Flare")
+    page.locator("#id_gear-4-dv").fill("1")
+    page.get_by_role("button", name="Create character").click()
+    expect(page.get_by_role("heading", name="Osei Marr")).to_be_visible()
+    osei = Character.objects.get(name="Osei Marr")
+    assert osei.ff_gear.count() == 5
+
+    page.get_by_role("link", name="Change gear and programs").click()
+    page.locator("#id_gear-3-remove").check()  # the rope goes
+    page.locator("#id_gear-5-name").fill("Cortex deck")
+    page.locator("#id_gear-5-binds").select_option("mind")
+    page.locator("#id_gear-5-binding").fill("5")  # MIND is 4: refused
+    page.get_by_role("button", name="Save gear and programs").click()
+    expect(page.get_by_text("bind 5 MIND, but you only have 4")).to_be_visible()
+    assert osei.ff_gear.count() == 5
+    page.locator("#id_gear-5-binding").fill("2")
+    page.get_by_role("button", name="Save gear and programs").click()
+    expect(page.get_by_role("heading", name="Osei Marr")).to_be_visible()
+    assert sorted(osei.ff_gear.values_list("name", flat=True)) == [
+        "Baton",
+        "Cortex deck",
+        "Deck",
+        "Flare",
+        "Goggles",
+    ]

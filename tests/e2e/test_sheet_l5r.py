@@ -14,7 +14,11 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def l5r_table(make_campaign, player):
-    return make_campaign("l5r", players=[player], name="Winter Court")
+    campaign = make_campaign("l5r", players=[player], name="Winter Court")
+    # Agility 6 and Kenjutsu 7 cost 100 XP: this GM starts characters with 150.
+    campaign.options = {"l5r_starting_xp": 150}
+    campaign.save()
+    return campaign
 
 
 def test_build_edit_and_roll_an_l5r_character(new_page, l5r_table, player):
@@ -41,18 +45,24 @@ def test_build_edit_and_roll_an_l5r_character(new_page, l5r_table, player):
     page.get_by_role("button", name="Create character").click()
     expect(page.get_by_role("heading", name="Hida Kuroda")).to_be_visible()
 
-    # Edit in place: click, type, Enter; the ring the trait belongs to follows.
+    # Ranks are bought with XP (4 x the new rank for a trait); the ring the trait belongs to follows.
     expect(page.locator("#ring-rank-fire")).to_have_text("2")
-    page.get_by_role("button", name="Edit Intelligence: 2").click()
-    field = page.get_by_label("Intelligence", exact=True)
-    field.fill("12")
+    page.locator("#xp-offer").select_option(label="Intelligence 2 → 3 (12 XP)")
+    page.get_by_role("button", name="Spend XP").click()
+    expect(page.get_by_text("Spent 12 XP.")).to_be_visible()
+    expect(page.locator("#ring-rank-fire")).to_have_text("3")
+    assert L5RSheet.objects.get().intelligence == 3
+
+    # Armor is typed in place: click, type, Enter; the Armor TN follows (5 x Reflexes 2 + 5, + 3).
+    page.get_by_role("button", name="Edit Armor TN bonus: 0").click()
+    field = page.get_by_label("Armor TN bonus", exact=True)
+    field.fill("60")
     field.press("Enter")
-    expect(page.get_by_role("alert").filter(has_text="Intelligence must be at most 10.")).to_be_visible()
-    page.get_by_label("Intelligence", exact=True).fill("4")
-    page.get_by_label("Intelligence", exact=True).press("Enter")
-    expect(page.get_by_role("button", name="Edit Intelligence: 4")).to_be_visible()
-    expect(page.locator("#ring-rank-fire")).to_have_text("4")
-    assert L5RSheet.objects.get().intelligence == 4
+    expect(page.get_by_role("alert").filter(has_text="Armor TN bonus must be at most 50.")).to_be_visible()
+    page.get_by_label("Armor TN bonus", exact=True).fill("3")
+    page.get_by_label("Armor TN bonus", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit Armor TN bonus: 3")).to_be_visible()
+    expect(page.locator("#armor-tn")).to_have_text("18")
 
     # Options change the chance on the button; more raises than Void are refused.
     kenjutsu = page.locator(".roll-button", has_text="Kenjutsu 7")

@@ -4,6 +4,8 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import FeedEntry
+from sheets.demo import load_demo_characters
+from sheets.systems.triad.models import TriadSheet
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
@@ -66,3 +68,30 @@ def test_build_edit_and_roll_a_triad_character(new_page, triad_table, player):
     entry = FeedEntry.objects.get()
     assert entry.character_name == "Mina Harker" and entry.request["difficulty"] == 16
     expect(result).to_contain_text(entry.summary)
+
+
+def test_rest_and_a_new_trait_on_an_existing_sheet(new_page, make_campaign, player, other_player):
+    """Triad l.103 (rest, the player divides the points) and l.199 (traits), in the browser."""
+    campaign = make_campaign("triad", players=[player, other_player], name="Castle Day")
+    load_demo_characters(campaign, players=[player, other_player])
+    helsing = campaign.characters.get(name="Abraham Van Helsing")
+    TriadSheet.objects.filter(character=helsing).update(body=4, mind=10)
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(helsing.get_absolute_url())
+
+    # Asking more points than hours: refused with the reason, nothing saved.
+    page.get_by_label("Hours of rest").fill("2")
+    page.get_by_label("Points to Mind").fill("3")
+    page.get_by_role("button", name="Rest", exact=True).click()
+    expect(page.locator("#messages")).to_contain_text("2 hours of rest recover only 2 points")
+    page.get_by_label("Hours of rest").fill("3")
+    page.get_by_label("Points to Mind").fill("2")
+    page.get_by_role("button", name="Rest", exact=True).click()
+    expect(page.locator("#messages")).to_contain_text("Body 4 -> 5, Mind 10 -> 12")
+    expect(page.get_by_role("button", name="Edit Body: 5")).to_be_visible()
+
+    page.get_by_label("Trait from the list").select_option("Deadly")
+    page.get_by_role("button", name="Add trait").click()
+    expect(page.locator("#messages")).to_contain_text("Added Deadly.")
+    expect(page.locator("#traits-heading + ul")).to_contain_text("Deadly")

@@ -307,6 +307,20 @@ def test_damage_formula():
         f.damage([4], db=-1, av=0)
 
 
+@pytest.mark.parametrize("av", [-7, -100, 1, 2])
+def test_damage_refuses_an_av_outside_the_armor_table(av):
+    """Five by Five l.478-506: the armor table runs from AV 0 (scant or no clothes) to AV -6 (heavy armor);
+    an AV past either end is refused the same way, by damage, its mean and its roll."""
+    with pytest.raises(f.FieldError, match="0 down to -6") as refused:
+        f.damage([4], db=3, av=av)
+    assert refused.value.field == "av"
+    with pytest.raises(f.FieldError, match="0 down to -6"):
+        f.mean_damage(db=3, av=av)
+    with pytest.raises(f.FieldError, match="0 down to -6"):
+        f.roll_damage(Roller(FixedFaces([4])), db=3, av=av)
+    assert f.damage([4], db=3, av=-6) == 1 and f.damage([4], db=3, av=0) == 7
+
+
 @pytest.mark.parametrize("faces,lost", [([1], 1), ([3], 1), ([4], 2), ([5], 2), ([6, 2], 3), ([6, 6, 5], 6)])
 def test_harm(faces, lost):
     assert f.harm(faces) == lost

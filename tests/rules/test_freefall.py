@@ -576,3 +576,20 @@ def test_rules_freefall_imports_no_django():
         cwd=str(__import__("pathlib").Path(ff.__file__).parents[1]),
     )
     assert out.stdout.strip() == "False"
+
+
+def test_mitigation_may_spend_any_current_attribute():
+    """FREE/FALL l.73 "MITIGATE: Spend Current Attributes (1-for-1)": any attribute pays, mixed freely."""
+    inc = ff.take_hit(dv=3, kind="physical", track=ff.HarmTrack(), current=ff.Attributes(1, 0, 2))
+    done = ff.mitigate(inc, spend_from={"body": 1, "ghost": 2})
+    assert done.current == ff.Attributes(0, 0, 0) and done.stage is ff.Stage.DONE
+    assert done.steps[-1] == "spent 1 BODY + 2 GHOST to negate 3 level(s)"
+    with pytest.raises(ff.FreeFallError, match="MIND has only 0"):
+        ff.mitigate(inc, spend_from={"mind": 1})
+    with pytest.raises(ff.FreeFallError, match="cannot be above 3"):
+        ff.mitigate(
+            ff.take_hit(dv=3, kind="psychic", track=ff.HarmTrack(), current=ff.Attributes(5, 5, 5)),
+            spend_from={"body": 2, "ghost": 2},
+        )
+    with pytest.raises(ff.FreeFallError, match="not both"):
+        ff.mitigate(inc, 1, spend_from={"ghost": 1})

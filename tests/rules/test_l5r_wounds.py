@@ -72,3 +72,22 @@ def test_initiative_pool():
     assert l5r.initiative_pool(3, 2, extra_rolled=1, extra_kept=1, bonus=2).notation == "6k4+2"
     with pytest.raises(RulesError):
         l5r.initiative_pool(2, 1, extra_kept=-2)
+
+
+def test_down_takes_no_complex_action_and_out_takes_nothing():
+    """A reading (the seed has no wound chart): at Down no attack, but rolls; at Out and past it, nothing."""
+    chart = {level.name: level for level in l5r.wound_levels(2)}
+    assert all(l5r.can_attack(chart[name]) for name in ("Healthy", "Nicked", "Crippled"))
+    assert not l5r.can_attack(chart["Down"]) and l5r.can_roll(chart["Down"])
+    for level in (chart["Out"], l5r.wound_rank(39, 2)):
+        assert not l5r.can_attack(level) and not l5r.can_roll(level)
+
+
+def test_build_cost_refuses_bad_numbers():
+    base = dict.fromkeys(l5r.TRAITS, 2)
+    with pytest.raises(RulesError, match="Void must be from 1 to 10"):
+        l5r.build_cost(base, void=11)
+    with pytest.raises(RulesError, match="emphases"):
+        l5r.build_cost(base, void=2, emphases=-1)
+    with pytest.raises(RulesError, match="Skill must be from 1 to 10"):
+        l5r.skill_cost(0)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rules import fivebyfive, notation
+from rules import fivebyfive, l5r, notation
 from rules.dice import DiceLimitError, FixedFaces, Outcome, Roller, RulesError
 from rules.notation import (
     Constant,
@@ -697,6 +697,7 @@ def test_parse_the_grammar_players_bring(text, tree):
         ("1d8[]", 4, "empty label"),
         ("1d8[a][b]", 7, "second label"),
         ("2d6[fire]*2", 10, "after the whole term"),
+        ("d20 vs 5*2", 9, "target last"),
         ("(1d20 vs 5)", 7, "outside the brackets"),
         ("(1d20 # x)", 7, "close the bracket"),
         ("1d20 # \x00", 8, "cannot hold"),
@@ -866,6 +867,9 @@ ICEPOOL_LINES = [
     ("(2d6+1)*1d4", lambda: (2 @ icepool.d6 + 1) * icepool.d4),
     ("1d6*1d6-1d6", lambda: icepool.d6 * icepool.d6 - icepool.d6),
     ("(1d4-2)*(1d4-2)", lambda: (icepool.d4 - 2) * (icepool.d4 - 2)),
+    ("1d8*0", lambda: icepool.d8 * 0),
+    ("2d6*2d6<10", lambda: 2 @ icepool.d6 * 2),  # the right side always counts 2 successes
+    ("6d10>=8f<2", lambda: 6 @ icepool.d10.map(lambda f: int(f >= 8) - int(f < 2))),
     ("6x 4d6kh3", lambda: icepool.d6.pool(4).highest(3).sum()),  # one roll's distribution
     ("3d6-2d4+1d12-7", lambda: 3 @ icepool.d6 - 2 @ icepool.d4 + icepool.d12 - 7),
     (
@@ -917,6 +921,16 @@ def test_distribution_reports_the_chance_and_agrees_with_chance():
             assert dist.chance == sum(p for total, p in dist.probabilities.items() if total >= dist.target)
     assert notation.distribution(parse("3d6")).chance is None
     assert notation.distribution(parse("5x5 vs 6")).chance == fivebyfive.chance(6)
+
+
+def test_roll_and_keep_chance_is_asked_only_where_the_l5r_engine_is_quick():
+    # the L5R engine's cold cost grows with the TN: 10k10 at TN 250 takes about 200 ms
+    assert notation.chance(parse("10k10 vs 120")) == l5r.chance(10, 10, 120)
+    assert notation.chance(parse("3k1 vs 250")) == l5r.chance(3, 1, 250)
+    started = time.process_time()
+    assert notation.chance(parse("10k10 vs 250")) is None
+    assert notation.chance(parse("27k3 vs 201")) is None
+    assert time.process_time() - started < 0.01
 
 
 def test_distribution_says_where_it_cannot():

@@ -16,9 +16,9 @@ from .conftest import HTMX
 # One number on each system's sheet, with the bounds the demo character gives it.
 NUMBER_PATHS = {
     "triad": ("body", "Body", 0, 8),
-    "fivebyfive": ("xp", "XP", 0, 9999),
+    "fivebyfive": ("hp", "HP", -10, 12),
     "freefall": ("body_perm", "BODY permanent", 0, 10),
-    "l5r": ("stamina", "Stamina", 1, 10),
+    "l5r": ("school_rank", "School rank", 1, 10),
 }
 JUNK_NUMBERS = ["²", "٣", "NaN", "9" * 5000, "1.5", "1e3", "", "   ", "0x1F", "--2", "4 5"]
 
@@ -160,18 +160,18 @@ def test_a_name_longer_than_the_column_is_refused_and_the_text_kept(demo_charact
     assert saved_state(character, "name") == before
 
 
-def test_an_l5r_emphasis_may_be_cleared(demo_character, player, client_for):
-    character = demo_character("l5r")
+def test_an_l5r_emphasis_may_be_cleared(demo_character, gm, client_for):
+    character = demo_character("l5r")  # emphases cost XP: after creation only the GM types them
     skill = character.l5r_skills.exclude(emphasis="").first()
     assert skill is not None, "the demo samurai has an emphasis to clear"
-    assert edit(client_for(player), character, f"skill:{skill.pk}:emphasis", " ").status_code == 200
+    assert edit(client_for(gm), character, f"skill:{skill.pk}:emphasis", " ").status_code == 200
     skill.refresh_from_db()
     assert skill.emphasis == ""
 
 
-def test_a_five_by_five_rank_arrives_as_a_number(demo_character, player, client_for):
-    character = demo_character("fivebyfive")  # HP rank 2: 12 of 12
-    assert edit(client_for(player), character, "hp_rank", "0").status_code == 200
+def test_a_five_by_five_rank_arrives_as_a_number(demo_character, gm, client_for):
+    character = demo_character("fivebyfive")  # HP rank 2: 12 of 12; after creation only the GM types it
+    assert edit(client_for(gm), character, "hp_rank", "0").status_code == 200
     sheet = character.fivebyfive
     sheet.refresh_from_db()
     assert (sheet.hp_rank, sheet.hp) == (0, 10)

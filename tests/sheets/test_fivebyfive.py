@@ -87,7 +87,7 @@ def with_order(order):
         (with_order(["1", "2", "3", "4", "5", "6"]), "order", "Select a valid choice"),
         ({"exclusive_2": "fly"}, "exclusive_2", "Select a valid choice"),
         ({"advanced_1": "on"}, "descriptor_1", "Advanced descriptors are not used in this campaign"),
-        ({"aspect_1": "superior"}, "descriptor_1", "Aspects are not used in this campaign"),
+        ({"aspect_agility": "1"}, "__all__", "Aspects are not used in this campaign"),
         ({"weapon": "Laser"}, "weapon", "Select a valid choice"),
         ({"armor": "Force field"}, "armor", "Select a valid choice"),
     ],
@@ -106,10 +106,10 @@ def test_hp_cannot_be_advanced_nor_two_superior_aspects_with_one_inferior(fbf_ca
     fbf_campaign.options = {"fbf_advanced": True, "fbf_aspects": True}
     fbf_campaign.save()
     before = counts()
-    data = {**VALID, "aspect_1": "superior", "aspect_2": "superior", "aspect_3": "inferior"}
+    data = {**VALID, "aspect_agility": "1", "aspect_brawn": "1", "aspect_cognition": "-1"}
     response = build(client_for(player), fbf_campaign, data)
-    assert "Each Superior must be paid for with an Inferior" in " ".join(
-        response.context["form"].errors["aspect_2"]
+    assert "Each Superior aspect must be paid for with an Inferior one" in " ".join(
+        response.context["form"].errors["aspect_brawn"]
     )
     assert counts() == before
 
@@ -119,25 +119,27 @@ def test_optional_rules_save_advanced_and_aspects_when_the_campaign_uses_them(
 ):
     fbf_campaign.options = {"fbf_advanced": True, "fbf_aspects": True}
     fbf_campaign.save()
-    data = {**VALID, "advanced_1": "on", "aspect_1": "superior", "aspect_5": "inferior"}
+    data = {**VALID, "advanced_1": "on", "aspect_agility": "1", "aspect_determination": "-1"}
     response = build(client_for(player), fbf_campaign, data)
     assert response.status_code == 302
     street = FiveByFiveDescriptor.objects.get(name="Street Smarts")
-    assert street.advanced and street.aspect == "superior"
-    assert FiveByFiveDescriptor.objects.get(name="Stage Fright").aspect == "inferior"
-    # Advanced 6 with a Superior aspect: -2 + 1 = one step down, to 4.
-    buttons = fivebyfive_system.buttons(street.character, {"shift": 0, "spend_token": False})
+    sheet = street.character.fivebyfive
+    assert street.advanced
+    assert (sheet.agility, sheet.brawn, sheet.cognition, sheet.determination) == (1, 0, 0, -1)
+    # Advanced 6 on a task based on the Superior aspect: -2 + 1 = one step down, to 4.
+    options = {"shift": 0, "spend_token": False, "aspect": "agility"}
+    buttons = fivebyfive_system.buttons(street.character, options)
     assert buttons[0].chance == rules.chance(4)
 
 
 def test_builder_shows_the_optional_fields_only_when_turned_on(fbf_campaign, player, client_for):
     url = reverse("character_new", args=[fbf_campaign.pk])
     page = client_for(player).get(url).content.decode()
-    assert 'name="advanced_1"' not in page and 'name="aspect_1"' not in page
+    assert 'name="advanced_1"' not in page and 'name="aspect_agility"' not in page
     fbf_campaign.options = {"fbf_advanced": True, "fbf_aspects": True}
     fbf_campaign.save()
     page = client_for(player).get(url).content.decode()
-    assert 'name="advanced_1"' in page and 'name="aspect_1"' in page
+    assert 'name="advanced_1"' in page and 'name="aspect_agility"' in page
 
 
 def test_move_buttons_reorder_without_javascript_and_save_nothing(fbf_campaign, player, client_for):
@@ -195,16 +197,16 @@ def test_sheet_shows_every_part(demo_character, player, client_for):
         "Dodges a round",
         "Amateur Chef 4 - 52.8%",
         "next rank: 6 XP",
-        "poor: swap it for 5 XP",
+        "poor: trade it for 5 XP",
     ):
         assert part in text, part
     assert fivebyfive_system.party_summary(character) == "HP 12/12 · no token"
 
 
-def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, client_for):
+def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, gm, client_for):
     character = demo_character("fivebyfive")
     chef = character.descriptors.get(name="Amateur Chef")
-    response = edit(client_for(player), character, f"descriptor:{chef.pk}:value", "6")
+    response = edit(client_for(gm), character, f"descriptor:{chef.pk}:value", "6")
     assert response.status_code == 200
     chef.refresh_from_db()
     assert chef.value == 6
@@ -212,20 +214,20 @@ def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, clien
     assert f"Amateur Chef 6 - {format_percent(rules.chance(6))}" in page_text(response)
     character.refresh_from_db()
     assert character.version == 2
-    response = edit(client_for(player), character, f"descriptor:{chef.pk}:name", "  Master   Chef ")
+    response = edit(client_for(gm), character, f"descriptor:{chef.pk}:name", "  Master   Chef ")
     chef.refresh_from_db()
     assert chef.name == "Master Chef"
     character.refresh_from_db()
-    for path, value in (
-        ("hp", "7"),
-        ("xp", "3"),
-        ("doubles_token", "on"),
-        ("weapon", "Massive weapon"),
-        ("armor", "Heavy armor"),
-        ("offhand_dagger", "on"),
-        (f"descriptor:{chef.pk}:exclusive", "healing"),
+    for who, path, value in (
+        (player, "hp", "7"),
+        (gm, "xp", "3"),
+        (gm, "doubles_token", "on"),
+        (player, "weapon", "Massive weapon"),
+        (player, "armor", "Heavy armor"),
+        (player, "offhand_dagger", "on"),
+        (gm, f"descriptor:{chef.pk}:exclusive", "healing"),
     ):
-        assert edit(client_for(player), character, path, value).status_code == 200, path
+        assert edit(client_for(who), character, path, value).status_code == 200, path
         character.refresh_from_db()
     sheet = FiveByFiveSheet.objects.get(character=character)
     assert (sheet.hp, sheet.xp, sheet.doubles_token) == (7, 3, True)
@@ -233,9 +235,9 @@ def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, clien
     assert FiveByFiveDescriptor.objects.get(pk=chef.pk).exclusive_action == "healing"
 
 
-def test_lowering_max_hp_drags_current_hp_down(demo_character, player, client_for):
+def test_lowering_max_hp_drags_current_hp_down(demo_character, gm, client_for):
     character = demo_character("fivebyfive")  # HP rank 2: 12 of 12
-    assert edit(client_for(player), character, "hp_rank", "0").status_code == 200
+    assert edit(client_for(gm), character, "hp_rank", "0").status_code == 200
     sheet = FiveByFiveSheet.objects.get(character=character)
     assert (sheet.hp_rank, sheet.hp) == (0, 10)
 
@@ -256,23 +258,21 @@ def test_lowering_max_hp_drags_current_hp_down(demo_character, player, client_fo
         ("name", "   ", "Name cannot be empty."),
     ],
 )
-def test_bad_edit_shows_the_message_and_changes_nothing(
-    demo_character, player, client_for, path, value, message
-):
+def test_bad_edit_shows_the_message_and_changes_nothing(demo_character, gm, client_for, path, value, message):
     character = demo_character("fivebyfive")
     chef = character.descriptors.get(name="Amateur Chef")
     path = path.replace("chef", f"descriptor:{chef.pk}")
     before = state(character)
-    response = edit(client_for(player), character, path, value)
+    response = edit(client_for(gm), character, path, value)
     assert response.status_code == 422
     assert message in response.content.decode().replace("&#x27;", "'")
     assert state(character) == before
 
 
-def test_two_twelves_and_one_legendary_are_the_caps(demo_character, player, client_for):
+def test_two_twelves_and_one_legendary_are_the_caps(demo_character, gm, client_for):
     character = demo_character("fivebyfive")
     street, chef, brawler = character.descriptors.all()[:3]
-    client = client_for(player)
+    client = client_for(gm)
     for row, value in ((street, 12), (chef, 12)):
         assert edit(client, character, f"descriptor:{row.pk}:value", str(value)).status_code == 200
         character.refresh_from_db()

@@ -26,7 +26,8 @@ def test_doubles_send_the_held_token(demo_character, player, client_for, fixed_d
     fixed_dice(3, 3)
     body = roll(client_for(player), character).content.decode()
     token = TOKEN_OOB.search(body)
-    assert token and "held" in token.group(1) and "Edit Doubles token: held" in token.group(1)
+    # Shown, not offered for typing: the token is the dice's to give and take (only the GM edits it).
+    assert token and "<bdi>held</bdi>" in token.group(1) and "Edit Doubles token" not in token.group(1)
     # Holding a token, the spend option is the player's to keep as it is.
     assert not SPEND_OOB.search(body)
 
@@ -37,7 +38,7 @@ def test_spending_the_token_sends_none_and_unticks_spend(demo_character, player,
     fixed_dice(5, 2)
     body = roll(client_for(player), character, spend_token="on").content.decode()
     token = TOKEN_OOB.search(body)
-    assert token and "Edit Doubles token: none" in token.group(1)
+    assert token and "<bdi>none</bdi>" in token.group(1)
     spend = SPEND_OOB.search(body)
     assert spend and "checked" not in spend.group(0)
 
@@ -52,11 +53,12 @@ def test_a_refused_spend_leaves_the_option_for_the_player(demo_character, player
     assert not SPEND_OOB.search(body) and not TOKEN_OOB.search(body)
 
 
-def test_editing_the_token_away_unticks_spend(demo_character, player, client_for):
+def test_editing_the_token_away_unticks_spend(demo_character, gm, client_for):
     character = demo_character("fivebyfive")
     FiveByFiveSheet.objects.filter(character=character).update(doubles_token=True)
     character.refresh_from_db()
-    response = client_for(player).post(
+    # The token comes and goes with the dice; by hand, only the GM takes it away.
+    response = client_for(gm).post(
         reverse("sheet_field", args=[character.pk, "doubles_token"]),
         {"value": "", "version": character.version, "spend_token": "on", "shift": 0},
         **HTMX,

@@ -1,4 +1,5 @@
-"""Five by Five XP: the GM awards it, the owner spends it with the engine's costs and caps, all in history."""
+"""Five by Five XP through the generic XP routes: the GM awards it, the owner spends it with the engine's
+costs and caps (Five by Five, l.288-339), all in history."""
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -23,12 +24,17 @@ def row(character, name):
 
 
 def award(client, character, amount):
-    return client.post(reverse("fivebyfive_xp_award", args=[character.pk]), {"amount": amount}, follow=True)
+    return client.post(reverse("xp_award", args=[character.pk]), {"amount": amount}, follow=True)
 
 
-def spend(client, character, key, seen):
-    return client.post(
-        reverse("fivebyfive_xp_spend", args=[character.pk]), {"descriptor": f"{key}@{seen}"}, follow=True
+def spend(client, character, key, seen, name=""):
+    offer = f"raise:{key}@{seen}" if not str(key).startswith(("add", "trade")) else f"{key}@{seen}"
+    return client.post(reverse("xp_spend", args=[character.pk]), {"offer": offer, "name": name}, follow=True)
+
+
+def raise_(character, key, expected, author):
+    return fivebyfive.system.xp_spend(
+        character=character, key=f"raise:{key}", expected=str(expected), author=author
     )
 
 
@@ -79,11 +85,9 @@ def test_gm_awards_and_owner_spends(larry, gm, player, client_for):
 
 
 def test_poor_and_caps_are_refused(larry, gm):
-    fivebyfive.xp_award(character=larry, amount=20, author=gm)
+    fivebyfive.system.xp_award(character=larry, amount=20, author=gm)
     with pytest.raises(ValidationError, match=r"Stage Fright cannot be raised: A poor \(-5\) descriptor"):
-        fivebyfive.xp_raise(
-            character=larry, key=str(row(larry, "Stage Fright").pk), expected_value=-5, author=gm
-        )
+        raise_(larry, str(row(larry, "Stage Fright").pk), -5, gm)
     # Two descriptors at 12 already: a third is refused.
     FiveByFiveDescriptor.objects.filter(character=larry, name__in=["Amateur Chef", "Brawler"]).update(
         value=12
@@ -91,20 +95,20 @@ def test_poor_and_caps_are_refused(larry, gm):
     street = row(larry, "Street Smarts")
     FiveByFiveDescriptor.objects.filter(pk=street.pk).update(value=9)
     with pytest.raises(ValidationError, match=r"At most 2 descriptors can be master \(12\)"):
-        fivebyfive.xp_raise(character=larry, key=str(street.pk), expected_value=9, author=gm)
+        raise_(larry, str(street.pk), 9, gm)
     # One at 16: a second is refused.
     chef = row(larry, "Amateur Chef")
-    fivebyfive.xp_award(character=larry, amount=20, author=gm)
-    assert fivebyfive.xp_raise(character=larry, key=str(chef.pk), expected_value=12, author=gm) == 16
+    fivebyfive.system.xp_award(character=larry, amount=20, author=gm)
+    assert raise_(larry, str(chef.pk), 12, gm) == 16
     assert row(larry, "Amateur Chef").value == 16
     with pytest.raises(ValidationError, match="At most one descriptor can be legendary"):
-        fivebyfive.xp_raise(character=larry, key=str(row(larry, "Brawler").pk), expected_value=12, author=gm)
+        raise_(larry, str(row(larry, "Brawler").pk), 12, gm)
     # A basic descriptor stops at 16.
     with pytest.raises(ValidationError, match="cannot go above 16"):
-        fivebyfive.xp_raise(character=larry, key=str(chef.pk), expected_value=16, author=gm)
+        raise_(larry, str(chef.pk), 16, gm)
     assert numbers(larry)[0] == 40 - 16
     with pytest.raises(ValidationError, match="from 1 to 20"):
-        fivebyfive.xp_award(character=larry, amount=0, author=gm)
+        fivebyfive.system.xp_award(character=larry, amount=0, author=gm)
 
 
 @pytest.mark.parametrize(
@@ -119,8 +123,8 @@ def test_poor_and_caps_are_refused(larry, gm):
 )
 def test_only_the_gm_awards_and_only_the_owner_spends(larry, who, verb, status, request, client_for):
     user = request.getfixturevalue(who)
-    url = reverse(f"fivebyfive_xp_{verb}", args=[larry.pk])
-    response = client_for(user).post(url, {"amount": 5, "descriptor": f"{row(larry, 'Brawler').pk}@4"})
+    url = reverse(f"xp_{verb}", args=[larry.pk])
+    response = client_for(user).post(url, {"amount": 5, "offer": f"raise:{row(larry, 'Brawler').pk}@4"})
     assert response.status_code == status
     assert numbers(larry)[0] == 0 and not SheetChange.objects.exists()
 
@@ -130,8 +134,8 @@ def test_the_sheet_shows_each_control_to_its_user(larry, gm, player, other_playe
     gm_page = client_for(gm).get(url).content.decode()
     owner_page = client_for(player).get(url).content.decode()
     other_page = client_for(other_player).get(url).content.decode()
-    assert "Award XP" in gm_page and "fbf-xp-spend" not in gm_page
-    assert "fbf-xp-spend" in owner_page and "Award XP" not in owner_page
+    assert "Award XP" in gm_page and "xp-spend" not in gm_page
+    assert "xp-spend" in owner_page and "Award XP" not in owner_page
     assert "Brawler 4 → 6 (6 XP)" in owner_page and "HP 12 → 14 (4 XP)" in owner_page
-    assert "Stage Fright -5 (poor: swap it instead)" in owner_page
-    assert "fbf-xp" not in other_page
+    assert "Stage Fright -5 (poor: trade it instead)" in owner_page
+    assert "xp-panel" not in other_page

@@ -153,6 +153,17 @@ REFUSALS = [
         "programs",
         "Select a valid choice",
     ),
+    (
+        "two programs with one name (a hack names its program)",
+        {
+            "programs": [
+                {"name": "Needle", "type": "spike", "tier": "red"},
+                {"name": "needle", "type": "pwn", "tier": "red"},
+            ]
+        },
+        "programs",
+        "Another program is already called needle",
+    ),
     ("too many gear rows", {"gear": [{"name": f"Item {i}"} for i in range(21)]}, "gear", "at most 20"),
     ("an unreadable gear list", {"gear": "everything"}, "gear", "could not be read"),
 ]
@@ -472,3 +483,169 @@ def test_demo_characters_build(ff_campaign, player, other_player):
     # Icebreaker CHROME 3 + Firewall RED COUNTER 2 + Puppeteer RED PWN 2; the deck rides the harness.
     assert state.binding.mind == 7 and state.current_max.mind == 2
     assert system.party_summary(osei) == "Harm 0/3 · pool 5"
+
+
+# ----- rows as needed, and gear and programs after creation ---------------------------------------
+
+
+def test_the_builder_adds_a_row_without_javascript(ff_campaign, player, client_for):
+    """Issue: the builder's fixed 4 gear and 3 program rows: "Add a gear row" is a plain submit that
+    draws one more row, keeps what was typed and saves nothing."""
+    client = client_for(player)
+    before = counts()
+    response = client.post(new_url(ff_campaign), {**build_data(), "add_row": "gear"})
+    html = response.content.decode()
+    assert response.status_code == 200 and counts() == before
+    assert 'name="gear-4-name"' in html and 'name="gear-5-name"' not in html
+    assert 'value="Rail pistol"' in html and 'value="Vesna Kade"' in html
+    assert "alert-danger" not in html  # nothing was refused: nothing was checked yet
+    gear = [
+        {"name": "Mag-picks", "binds": "ghost", "binding": 1},
+        {"name": "Carbon vest", "binds": "body", "binding": 1, "av": 2},
+        {"name": "Rig harness", "binds": "body", "binding": 1, "load_bearing": 1},
+        {"name": "Rail pistol", "binds": "body", "binding": 1, "dv": 3, "attached_to": "Rig harness"},
+        {"name": "Flare", "dv": 1},
+    ]
+    response = client.post(new_url(ff_campaign), build_data(gear=gear))
+    assert response.status_code == 302
+    character = Character.objects.get(campaign=ff_campaign, owner=player)
+    assert character.ff_gear.count() == 5
+
+
+def kit_url(character):
+    return reverse("freefall_kit", args=[character.pk])
+
+
+def kit_data(character, gear, programs, **extra):
+    """The kit page's POST: each row a dict (``id`` for saved rows), with the formsets' counts."""
+    character.refresh_from_db()
+    data = {"version": character.version}
+    for prefix, rows in (("gear", gear), ("programs", programs)):
+        data[f"{prefix}-TOTAL_FORMS"] = len(rows)
+        data[f"{prefix}-INITIAL_FORMS"] = 0
+        for index, row in enumerate(rows):
+            for name, value in row.items():
+                if value not in (None, False, ""):
+                    data[f"{prefix}-{index}-{name}"] = value
+    return {**data, **extra}
+
+
+def saved_gear(character):
+    return [
+        {
+            "id": g.pk, "name": g.name, "binds": g.binds, "binding": g.binding, "av": g.av, "dv": g.dv,
+            "load_bearing": g.load_bearing, "hardened": g.hardened,
+            "attached_to": g.attached_to.name if g.attached_to else "",
+        }
+        for g in character.ff_gear.order_by("pk")
+    ]  # fmt: skip
+
+
+def saved_programs(character):
+    return [
+        {"id": p.pk, "name": p.name, "type": p.type, "tier": p.tier}
+        for p in character.ff_programs.order_by("pk")
+    ]
+
+
+def test_gear_and_programs_change_after_creation_within_the_builders_rules(character, client_for, player):
+    """FREE/FALL l.59 "MAX CURRENT ATTRIBUTE = Permanent Value - Gear Binding Costs": items and programs
+    are added, changed and removed on the sheet, checked as the builder checks them, and recorded."""
+    client = client_for(player)
+    page = client.get(kit_url(character)).content.decode()
+    assert 'value="Carbon vest"' in page and 'name="gear-4-name"' in page  # the 4 saved rows + 1 empty
+    vest = character.ff_gear.get(name="Carbon vest")
+    vest.condition = "faulty"
+    vest.save()
+    gear = [row for row in saved_gear(character) if row["name"] != "Mag-picks"]  # removed
+    next(row for row in gear if row["name"] == "Carbon vest")["av"] = 3  # changed
+    gear.append({"name": "Monowire", "binds": "body", "binding": 1, "dv": 2})  # added
+    programs = saved_programs(character) + [{"name": "Shiv", "type": "spike", "tier": "red"}]
+    response = client.post(kit_url(character), kit_data(character, gear, programs))
+    assert response.status_code == 302
+    names = set(character.ff_gear.values_list("name", flat=True))
+    assert names == {"Carbon vest", "Rig harness", "Rail pistol", "Monowire"}
+    vest = character.ff_gear.get(name="Carbon vest")
+    assert (vest.av, vest.condition) == (3, "faulty")  # the same row: its condition stays
+    assert character.ff_gear.get(name="Rail pistol").attached_to.name == "Rig harness"
+    state = system.state(character)
+    # BODY 5: vest 1 + harness 1 + Monowire 1 (the pistol rides the harness); GHOST 6, nothing binds it.
+    # MIND 4: Needle (STEEL) 2 + Shiv (RED) 1.
+    assert state.binding == rules.Attributes(3, 3, 0)
+    assert character.changes.filter(reason="Gear and programs changed").count() == 1
+
+
+def test_binding_past_the_permanent_value_is_refused_on_the_kit_page(character, client_for, player):
+    """FREE/FALL l.59: binding may use an attribute up but never exceed it (the builder's rule)."""
+    client = client_for(player)
+    before = (counts(), saved_gear(character))
+    gear = saved_gear(character) + [{"name": "Heavy frame", "binds": "body", "binding": 4}]
+    response = client.post(kit_url(character), kit_data(character, gear, saved_programs(character)))
+    assert response.status_code == 200
+    assert "bind 6 BODY, but you only have 5" in response.content.decode()
+    assert (counts(), saved_gear(character)) == before
+
+
+def test_broken_gear_keeps_its_binding_and_cannot_be_removed(character, client_for, player):
+    """FREE/FALL l.118-126: "C. BREAK GEAR ... Item Breaks ... Binding Cost REMAINS"."""
+    client = client_for(player)
+    picks = character.ff_gear.get(name="Mag-picks")
+    picks.condition = "broken"
+    picks.save()
+    gear = [row for row in saved_gear(character) if row["name"] != "Mag-picks"]
+    response = client.post(kit_url(character), kit_data(character, gear, saved_programs(character)))
+    assert "Mag-picks is broken and its binding remains" in response.content.decode()
+    assert character.ff_gear.filter(name="Mag-picks").exists()
+    gear = saved_gear(character)
+    next(row for row in gear if row["name"] == "Mag-picks")["binding"] = 0
+    response = client.post(kit_url(character), kit_data(character, gear, saved_programs(character)))
+    assert "cannot bind less until repaired" in response.content.decode()
+    assert character.ff_gear.get(name="Mag-picks").binding == 1
+
+
+def test_new_binding_lowers_spent_points_to_the_new_maximum(character, client_for, player):
+    """FREE/FALL l.59: current can never exceed permanent less binding, so spent points follow."""
+    client = client_for(player)
+    sheet = character.freefall
+    sheet.ghost_spent = 4  # GHOST 6 - 1 binding = 5 to spend
+    sheet.save()
+    gear = saved_gear(character) + [{"name": "Veil", "binds": "ghost", "binding": 3}]
+    client.post(kit_url(character), kit_data(character, gear, saved_programs(character)))
+    character.refresh_from_db()
+    assert character.freefall.ghost_spent == 2 and system.state(character).current.ghost == 0
+
+
+def test_the_kit_page_adds_rows_and_refuses_stale_or_foreign_posts(
+    character, client_for, player, other_player
+):
+    client = client_for(player)
+    data = kit_data(character, saved_gear(character), saved_programs(character), add_row="programs")
+    html = client.post(kit_url(character), data).content.decode()
+    assert 'name="programs-1-name"' in html and 'name="programs-2-name"' not in html
+    stale = kit_data(character, saved_gear(character)[:1], saved_programs(character))
+    stale["version"] = stale["version"] - 1
+    before = counts()
+    response = client.post(kit_url(character), stale)
+    assert "The sheet changed since this page was loaded" in response.content.decode() and counts() == before
+    assert client_for(other_player).get(kit_url(character)).status_code == 403
+
+
+def test_rest_clears_temporary_harm_and_gives_spent_points_back(character, client_for, player, other_player):
+    """FREE/FALL l.100 "A. TEMP HARM ... Clears with Rest"; l.113 permanent harm is "Hard to cure" and
+    stays. When spent points return the seed leaves open: at rest (docs/rules.md)."""
+    sheet = character.freefall
+    sheet.harm1_state, sheet.harm1_kind = "perm", "physical"
+    sheet.harm2_state, sheet.harm2_kind = "temp", "psychic"
+    sheet.body_spent, sheet.ghost_spent = 2, 1
+    sheet.save()
+    url = reverse("freefall_rest", args=[character.pk])
+    assert client_for(other_player).post(url).status_code == 403
+    client_for(player).post(url)
+    character.refresh_from_db()
+    state = system.state(character)
+    assert [s.state.value for s in state.track.slots] == ["perm", "empty", "empty"]
+    assert state.current == state.current_max and state.pool == 4
+    assert character.changes.filter(reason="Rest").count() == 1
+    response = client_for(player).post(url, follow=True)
+    assert "already rested" in response.content.decode()
+    assert character.changes.filter(reason="Rest").count() == 1

@@ -87,7 +87,7 @@ def test_a_fixed_roll_key_must_be_rolled(table, gm, player, client_for):
     ("nobody", "extra", "message"),
     [
         (True, {}, "Pick at least one character."),
-        (False, {"difficulty": "high"}, "Enter a whole number."),
+        (False, {"difficulty": "high"}, "Enter a whole number (digits 0-9)."),
         (False, {"difficulty": 99}, "less than or equal to 40"),
     ],
 )

@@ -9,8 +9,14 @@ Readings taken (where the seed leaves room):
   gives holds for every round. Every player character able to act rolls; the GM's side never steals.
 - For an exclusive action (attack, dodge, healing, steal initiative) a sheet rolls its best descriptor
   tied to that action, else untrained (0): the seed's exclusive actions are what such descriptors are
-  for. For attack, heal and dodge the GM may pick any other descriptor in the action's form; for
-  stealing initiative the GM may switch, when starting, to every player's best descriptor.
+  for. A descriptor tied to one exclusive action never serves another ("A Descriptor cannot be defined
+  that improves the ability of more than one Exclusive Action"): the forms leave it out and a posted
+  one is refused. For attack, heal and dodge the GM may pick any descriptor not tied elsewhere; for
+  stealing initiative the GM may switch, when starting, to every player's best such descriptor.
+- Aspects (when the campaign plays them): each action names the aspect it is based on, and that
+  aspect's rating shifts the roll. The forms default attack and dodge to Agility and healing to
+  Cognition; the GM may name another (Brawn for a shove). Stealing initiative is based on Cognition
+  (alertness, the book's own example of a steal-initiative descriptor). Quick NPCs are Average.
 - A quick NPC's descriptors carry no exclusive tag (the GM typed only what matters in this fight), so
   its automatic choice is its best descriptor.
 - One action a turn: an attack or a heal ("Next turn" passes). A round ends when the order wraps, and
@@ -33,11 +39,14 @@ from typing import Any
 
 from django import forms
 
+from campaigns.forms import WholeNumberField
 from rules import fivebyfive as rules
 from rules.dice import Outcome
 from sheets.combat import Action, CombatRules, EncounterError, RollResult, Side
 from sheets.contract import Die
 from sheets.services import character_change
+
+from .sheet import OPTION_ASPECTS
 
 ATTACK = rules.ExclusiveAction.ATTACK
 DODGE = rules.ExclusiveAction.DODGE
@@ -47,10 +56,14 @@ UNTRAINED_KEY = "untrained"
 MAX_NPC_DESCRIPTORS = 8
 WEAPON_CHOICES = [(w.db, f"{w.name} (DB {w.db})") for w in rules.WEAPONS]
 ARMOR_CHOICES = [(a.av, f"{a.name} (AV {a.av})") for a in rules.ARMOR]
-ASPECTS = {
-    "superior": rules.AspectRating.SUPERIOR,
-    "inferior": rules.AspectRating.INFERIOR,
+#: The aspect each action is based on unless the GM names another (a reading: see the docstring).
+DEFAULT_ASPECT = {
+    ATTACK: rules.Aspect.AGILITY,
+    DODGE: rules.Aspect.AGILITY,
+    HEALING: rules.Aspect.COGNITION,
+    STEAL: rules.Aspect.COGNITION,
 }
+ASPECT_CHOICES = [("", "None named (no shift)")] + [(a.value, a.value.capitalize()) for a in rules.Aspect]
 DESCRIPTOR_ITEM = re.compile(r"^(?P<name>.+?)\s+(?P<value>[+-]?\d+)$")
 
 
@@ -85,7 +98,7 @@ class FiveByFiveNpcForm(forms.Form):
         initial="Brute 6, Sneaky 4",
         help_text="Name and value on the ladder, separated by commas; its best one is used by default.",
     )
-    hp = forms.IntegerField(min_value=1, max_value=99, initial=12, label="HP")
+    hp = WholeNumberField(min_value=1, max_value=99, initial=12, label="HP")
     weapon_db = forms.TypedChoiceField(choices=WEAPON_CHOICES, coerce=int, initial=2, label="Weapon")
     armor_av = forms.TypedChoiceField(choices=ARMOR_CHOICES, coerce=int, initial=-1, label="Armor")
     shield = forms.BooleanField(required=False, label="Shield or off-hand dagger (two dodges a round)")
@@ -144,14 +157,21 @@ def _uses(combatant) -> list[Use]:
                 str(row.pk),
                 row.name,
                 row.value,
-                rules.total_shift(
-                    advanced=row.advanced, aspect=ASPECTS.get(row.aspect, rules.AspectRating.AVERAGE)
-                ),
+                rules.total_shift(advanced=row.advanced),
                 row.exclusive_action,
             )
             for row in combatant.character.descriptors.all()
         ]
     return named + [UNTRAINED]
+
+
+def _serves(use: Use, action: rules.ExclusiveAction) -> bool:
+    """Whether ``use`` may be rolled for ``action``: untied, or tied to this very action."""
+    return use.exclusive in ("", action.value)
+
+
+def _usable(combatant, action: rules.ExclusiveAction) -> list[Use]:
+    return [u for u in _uses(combatant) if _serves(u, action)]
 
 
 def _auto(combatant, action: rules.ExclusiveAction) -> Use:
@@ -168,12 +188,34 @@ def _pick(combatant, key: str, action: rules.ExclusiveAction) -> Use:
     use = next((u for u in _uses(combatant) if u.key == key), None)
     if use is None:
         raise EncounterError(f"{combatant.name} has no such descriptor.")
+    if not _serves(use, action):
+        raise EncounterError(
+            f"{use.name} is {combatant.name}'s {use.exclusive} descriptor; a descriptor tied to one "
+            f"exclusive action cannot serve another ({action.value})."
+        )
     return use
 
 
 def _use_choices(combatant, action: rules.ExclusiveAction) -> list[tuple[str, str]]:
     auto = _auto(combatant, action)
-    return [("", f"{auto.label} (auto)")] + [(u.key, u.label) for u in _uses(combatant)]
+    return [("", f"{auto.label} (auto)")] + [(u.key, u.label) for u in _usable(combatant, action)]
+
+
+def _aspect_steps(combatant, name: str) -> int:
+    """The rank shift of the aspect ``name`` for this combatant (a quick NPC's aspects are Average)."""
+    if combatant.character is None or not name:
+        return 0
+    return int(rules.AspectRating(getattr(_sheet(combatant), name)))
+
+
+def _uses_aspects(encounter) -> bool:
+    return bool((encounter.campaign.options or {}).get(OPTION_ASPECTS))
+
+
+def _aspect_field(action: rules.ExclusiveAction, label: str) -> forms.ChoiceField:
+    return forms.ChoiceField(
+        choices=ASPECT_CHOICES, required=False, initial=DEFAULT_ASPECT[action].value, label=label
+    )
 
 
 # ----- what a combatant has ------------------------------------------------------------------------
@@ -300,7 +342,9 @@ TOKEN_ATTACK = [("", "No token"), ("hit", "Token on the hit"), ("damage", "Token
 TOKEN_HEAL = [("", "No token"), ("check", "Token on the check"), ("die", "Token on the healing die")]
 
 
-def attack_form_class(actor, targets, *, holds_token: bool = False) -> type[forms.Form]:
+def attack_form_class(
+    actor, targets, *, holds_token: bool = False, aspects: bool = False
+) -> type[forms.Form]:
     """The attack's inputs: the attacker's descriptor, and the dodge each possible target may roll."""
     token_label = "Attacker's token (holds one)" if holds_token else "Attacker's token (none held)"
     dodge_choices: list[Any] = [("", "Auto (its dodge descriptor)")]
@@ -311,7 +355,7 @@ def attack_form_class(actor, targets, *, holds_token: bool = False) -> type[form
                 target.name,
                 [
                     (f"{target.pk}:{u.key}", f"{target.name}: {u.label}" + (" (auto)" if u == auto else ""))
-                    for u in _uses(target)
+                    for u in _usable(target, DODGE)
                 ],
             )
         )
@@ -320,24 +364,29 @@ def attack_form_class(actor, targets, *, holds_token: bool = False) -> type[form
         descriptor = forms.ChoiceField(
             choices=_use_choices(actor, ATTACK), required=False, label="To hit with"
         )
-        shift = forms.IntegerField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
+        shift = WholeNumberField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
         spend = forms.ChoiceField(choices=TOKEN_ATTACK, required=False, label=token_label)
         dodge = forms.BooleanField(required=False, initial=True, label="Target dodges")
         dodge_with = forms.ChoiceField(choices=dodge_choices, required=False, label="Dodge with")
         dodge_token = forms.BooleanField(required=False, label="Dodge spends a token")
+        if aspects:
+            aspect = _aspect_field(ATTACK, "Attack based on aspect")
+            dodge_aspect = _aspect_field(DODGE, "Dodge based on aspect")
 
     return FiveByFiveAttackForm
 
 
-def heal_form_class(actor, *, holds_token: bool = False) -> type[forms.Form]:
+def heal_form_class(actor, *, holds_token: bool = False, aspects: bool = False) -> type[forms.Form]:
     token_label = "Healer's token (holds one)" if holds_token else "Healer's token (none held)"
 
     class FiveByFiveHealForm(forms.Form):
         descriptor = forms.ChoiceField(
             choices=_use_choices(actor, HEALING), required=False, label="Heal with"
         )
-        shift = forms.IntegerField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
+        shift = WholeNumberField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
         spend = forms.ChoiceField(choices=TOKEN_HEAL, required=False, label=token_label)
+        if aspects:
+            aspect = _aspect_field(HEALING, "Healing based on aspect")
 
     return FiveByFiveHealForm
 
@@ -375,11 +424,13 @@ class FiveByFiveCombat(CombatRules):
             if combatant.character is None or self.is_out(combatant):
                 continue
             if steal_with == STEAL_BEST:
-                use = max(_uses(combatant), key=lambda u: u.strength)
+                use = max(_usable(combatant, STEAL), key=lambda u: u.strength)
             else:
                 use = _auto(combatant, STEAL)
             held = changes.holds_token(combatant)
-            result = rules.roll_task(roller, use.value, steps=use.steps, holding_token=held)
+            aspect = DEFAULT_ASPECT[STEAL].value if _uses_aspects(encounter) else ""
+            steps = use.steps + _aspect_steps(combatant, aspect)
+            result = rules.roll_task(roller, use.value, steps=steps, holding_token=held)
             changes.set_token(combatant, result.token_held)
             if result.success:
                 stole.append(str(combatant.pk))
@@ -388,7 +439,7 @@ class FiveByFiveCombat(CombatRules):
             lines.append(
                 RollResult(
                     label=f"{combatant.name} tries to steal initiative",
-                    summary=f"{use.label}: {_read(result)}, "
+                    summary=f"{_shifted(use, steps - use.steps)}: {_read(result)}, "
                     + ("steals it" if result.success else "acts after the GM's side"),
                     dice=_task_dice(result),
                     outcome=result.outcome,
@@ -439,12 +490,13 @@ class FiveByFiveCombat(CombatRules):
             return []
         foes = self._foes(actor, combatants)
         holds_token = _Changes(encounter).holds_token(actor)
+        aspects = _uses_aspects(encounter)
         return [
             Action(
                 "attack",
                 "Attack",
                 needs_target=True,
-                form_class=attack_form_class(actor, foes, holds_token=holds_token),
+                form_class=attack_form_class(actor, foes, holds_token=holds_token, aspects=aspects),
                 targets=foes,
                 help="To hit, then the target may dodge (once a round, twice with a shield or off-hand "
                 "dagger), then 1d6 + DB + the target's AV.",
@@ -453,7 +505,7 @@ class FiveByFiveCombat(CombatRules):
                 "heal",
                 "Heal",
                 needs_target=True,
-                form_class=heal_form_class(actor, holds_token=holds_token),
+                form_class=heal_form_class(actor, holds_token=holds_token, aspects=aspects),
                 targets=self._wounded_friends(actor, combatants),
                 help="A healing check: success restores 1d6 HP (trumps add 5), failure harms 1-2 HP.",
             ),
@@ -474,7 +526,7 @@ class FiveByFiveCombat(CombatRules):
             )
         options = data
         use = _pick(actor, options["descriptor"], ATTACK)
-        shift = options.get("shift") or 0
+        shift = (options.get("shift") or 0) + _aspect_steps(actor, options.get("aspect") or "")
         changes = _Changes(encounter)
         attacker_token = changes.holds_token(actor)
         if options["spend"] and not attacker_token:
@@ -491,6 +543,7 @@ class FiveByFiveCombat(CombatRules):
             else:
                 key = options["dodge_with"].partition(":")[2] if options["dodge_with"] else ""
                 dodge_use = _pick(target, key, DODGE)
+        dodge_aspect = _aspect_steps(target, options.get("dodge_aspect") or "")
         target_token = changes.holds_token(target)
         dodge_token = bool(options["dodge_token"] and dodge_use)
         if dodge_token and not target_token:
@@ -502,7 +555,7 @@ class FiveByFiveCombat(CombatRules):
             av=av,
             dodge=dodge_use.value if dodge_use else None,
             attack_steps=use.steps + shift,
-            dodge_steps=dodge_use.steps if dodge_use else 0,
+            dodge_steps=dodge_use.steps + dodge_aspect if dodge_use else 0,
             attack_token=options["spend"] == "hit",
             dodge_token=dodge_token,
             damage_token=options["spend"] == "damage",
@@ -537,7 +590,7 @@ class FiveByFiveCombat(CombatRules):
             lines.append(
                 RollResult(
                     label=f"{target.name} dodges",
-                    summary=f"{dodge_use.label}: {_read(dodge)}, "
+                    summary=f"{_shifted(dodge_use, dodge_aspect)}: {_read(dodge)}, "
                     + ("dodged" if dodge.success else "too slow")
                     + f" ({used} of {per_round} dodge{'s' if per_round > 1 else ''} this round)",
                     dice=_task_dice(dodge),
@@ -583,7 +636,7 @@ class FiveByFiveCombat(CombatRules):
     def _heal(self, encounter, actor, target, data, roller, author):
         options = data
         use = _pick(actor, options["descriptor"], HEALING)
-        shift = options.get("shift") or 0
+        shift = (options.get("shift") or 0) + _aspect_steps(actor, options.get("aspect") or "")
         changes = _Changes(encounter)
         healer_token = changes.holds_token(actor)
         if options["spend"] and not healer_token:

@@ -4,6 +4,9 @@ from django.db.models import Q
 from rules import fivebyfive as rules
 
 RANK_CHOICES = [(value, str(value)) for value in rules.RANKS]
+#: An aspect's rating is the rank shift it gives every action it governs (Optional Rule: Aspects).
+ASPECT_RATING_CHOICES = [(int(r), r.name.capitalize()) for r in rules.AspectRating]
+ASPECT_NAMES = tuple(a.value for a in rules.Aspect)
 
 
 class FiveByFiveSheet(models.Model):
@@ -19,9 +22,20 @@ class FiveByFiveSheet(models.Model):
     armor_av = models.SmallIntegerField(default=0)
     shield = models.BooleanField(default=False)
     offhand_dagger = models.BooleanField(default=False)
+    # The four character-wide aspects; Average (0) unless the campaign plays the optional rule.
+    agility = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
+    brawn = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
+    cognition = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
+    determination = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
 
     class Meta:
         constraints = [
+            *(
+                models.CheckConstraint(
+                    condition=Q(**{f"{name}__gte": -1, f"{name}__lte": 1}), name=f"fbf_{name}_rating"
+                )
+                for name in ASPECT_NAMES
+            ),
             models.CheckConstraint(condition=Q(hp_rank__in=rules.RANKS), name="fbf_hp_rank_on_ladder"),
             models.CheckConstraint(condition=Q(armor_av__lte=0, armor_av__gte=-6), name="fbf_armor_av_range"),
             models.CheckConstraint(
@@ -34,12 +48,6 @@ class FiveByFiveSheet(models.Model):
 
 
 class FiveByFiveDescriptor(models.Model):
-    class Aspect(models.TextChoices):
-        NONE = "", "None"
-        INFERIOR = "inferior", "Inferior"
-        AVERAGE = "average", "Average"
-        SUPERIOR = "superior", "Superior"
-
     character = models.ForeignKey("sheets.Character", on_delete=models.CASCADE, related_name="descriptors")
     name = models.CharField(max_length=60)
     value = models.SmallIntegerField(choices=RANK_CHOICES)
@@ -47,7 +55,6 @@ class FiveByFiveDescriptor(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
     exclusive_action = models.CharField(max_length=60, blank=True)
     advanced = models.BooleanField(default=False)
-    aspect = models.CharField(max_length=8, choices=Aspect.choices, blank=True)
 
     class Meta:
         ordering = ["position", "pk"]

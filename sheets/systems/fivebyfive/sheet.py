@@ -6,10 +6,10 @@ Campaign options (``campaign.options``, booleans, off when missing):
     The optional Advanced Descriptors rule: the builder lets a descriptor be marked advanced (every
     roll with it takes a -2 rank shift, and it may later climb to 25).
 ``fbf_aspects``
-    The optional Aspects rule. The model keeps an aspect rating on each descriptor row, so the reading
-    taken here is per descriptor: a player rates each descriptor's governing aspect Inferior, Average or
-    Superior, every Superior must be paid for with an Inferior, and the rating's +1/-1 rank shift is
-    applied to every roll of that descriptor.
+    The optional Aspects rule: four character-wide ratings (Agility, Brawn, Cognition, Determination),
+    Average unless the player traded one down to Inferior to raise another to Superior at creation.
+    Every roll names the aspect its action is based on (the roll options; encounter actions have their
+    own default), and that aspect's rating shifts it one rank, untrained rolls included.
 
 The builder posts the ranking as six hidden ``order`` inputs holding slot keys ("1".."5" for the
 player's descriptors, "hp" for hit points), most important first; the engine's ``ranked_values`` turns
@@ -17,12 +17,16 @@ that order into 6/4/4/2/2/-5 and HP = value + 10. Up/down buttons are submit but
 ("<slot>:up" or "<slot>:down"), so ranking works without JavaScript; static/fivebyfive/fivebyfive.js moves the
 rows in place and adds dragging.
 
-Experience (``xp_award``, ``xp_raise``; readings taken):
+Experience (the SheetSystem XP methods; sheets/xp.py serves them; readings taken):
 
 - Only the GM awards XP, 1 to 20 at a time (a session is worth 1, a hard one or a long arc's end 2);
-  only the character's player spends it, one rank at a time, at the engine's price and caps.
+  only the character's player spends it ("like money"): a rank up at the engine's price and caps, a
+  new descriptor at 2 for 2 XP, or the poor descriptor traded for another weakness for 5 XP.
 - Raising HP prices it on HP - 10, and current HP rises with the maximum: new hit points come unhurt.
-- A spend carries the value the player saw, so a double click or a stale tab is refused, not charged twice.
+- A spend carries what the player saw, so a double click or a stale tab is refused, not charged twice.
+- What XP buys is not typed: XP, the token, maximum HP and each descriptor's value, name and exclusive
+  action are the GM's edits after creation (``EditableField.gm_only``); so are aspects and the
+  advanced flag, which a GM who turns the option on later sets on sheets already built.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.utils import ErrorDict
 
+from campaigns.forms import IdField
 from rules import fivebyfive as rules
 from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import (
@@ -42,12 +47,13 @@ from sheets.contract import (
     RollButton,
     RollResult,
     SheetSystem,
+    XpOffer,
     format_percent,
     rules_error_to_validation,
 )
 from sheets.services import character_change
 
-from .models import FiveByFiveDescriptor, FiveByFiveSheet
+from .models import ASPECT_NAMES, FiveByFiveDescriptor, FiveByFiveSheet
 
 SLOTS = ("1", "2", "3", "4", "5")
 HP_SLOT = "hp"
@@ -57,17 +63,29 @@ OPTION_ADVANCED = "fbf_advanced"
 OPTION_ASPECTS = "fbf_aspects"
 
 EXCLUSIVE_CHOICES = [("", "None")] + [(a.value, a.value.capitalize()) for a in rules.ExclusiveAction]
-ASPECT_CHOICES = [
-    ("", "Average"),
-    (FiveByFiveDescriptor.Aspect.SUPERIOR, "Superior (+1 shift)"),
-    (FiveByFiveDescriptor.Aspect.INFERIOR, "Inferior (-1 shift)"),
-]
-ASPECT_RATINGS = {
-    "": rules.AspectRating.AVERAGE,
-    FiveByFiveDescriptor.Aspect.AVERAGE: rules.AspectRating.AVERAGE,
-    FiveByFiveDescriptor.Aspect.SUPERIOR: rules.AspectRating.SUPERIOR,
-    FiveByFiveDescriptor.Aspect.INFERIOR: rules.AspectRating.INFERIOR,
-}
+RATING_CHOICES = tuple(
+    (str(int(r)), r.name.capitalize() + (f" ({int(r):+d} shift)" if r else "")) for r in rules.AspectRating
+)
+
+
+def aspect_ratings(sheet) -> dict[rules.Aspect, rules.AspectRating]:
+    """The sheet's four aspects as the engine reads them."""
+    return {a: rules.AspectRating(getattr(sheet, a.value)) for a in rules.Aspect}
+
+
+def aspect_rating(sheet, name: str) -> rules.AspectRating:
+    """The rating of the aspect ``name`` ("" for none named: Average, no shift)."""
+    return rules.AspectRating(getattr(sheet, name)) if name in ASPECT_NAMES else rules.AspectRating.AVERAGE
+
+
+def aspect_choices(sheet) -> list[tuple[str, str]]:
+    """Which aspect an action is based on, each with the character's rating, for a roll's options."""
+    labels = dict(RATING_CHOICES)
+    return [("", "None named (no shift)")] + [
+        (a.value, f"{a.value.capitalize()}: {labels[str(getattr(sheet, a.value))]}") for a in rules.Aspect
+    ]
+
+
 WEAPON_CHOICES = [(w.name, f"{w.name} (DB {w.db}: {', '.join(w.examples)})") for w in rules.WEAPONS]
 ARMOR_CHOICES = [(a.name, f"{a.name} (AV {a.av}: {', '.join(a.examples)})") for a in rules.ARMOR]
 WEAPON_SHORT = tuple((w.name, f"{w.name} (DB {w.db})") for w in rules.WEAPONS)
@@ -141,9 +159,15 @@ class FiveByFiveBuilderForm(forms.Form):
             )
             if advanced:
                 self.fields[f"advanced_{slot}"] = forms.BooleanField(required=False, label="Advanced")
-            if aspects:
-                self.fields[f"aspect_{slot}"] = forms.ChoiceField(
-                    choices=ASPECT_CHOICES, required=False, label="Aspect"
+        if aspects:
+            for name in ASPECT_NAMES:
+                self.fields[f"aspect_{name}"] = forms.TypedChoiceField(
+                    choices=RATING_CHOICES,
+                    coerce=int,
+                    initial=0,
+                    required=False,
+                    empty_value=0,
+                    label=name.capitalize(),
                 )
 
     # ----- ranking without JavaScript: a "move" submit reorders and shows the form again -----------
@@ -198,12 +222,14 @@ class FiveByFiveBuilderForm(forms.Form):
                 row["field"] = self[f"descriptor_{slot}"]
                 row["exclusive"] = self[f"exclusive_{slot}"]
                 row["advanced"] = self[f"advanced_{slot}"] if self.allow_advanced else None
-                row["aspect"] = self[f"aspect_{slot}"] if self.allow_aspects else None
                 typed = self.data.get(f"descriptor_{slot}") if self.is_bound else ""
                 row["name"] = (typed or "").strip() or f"descriptor {slot}"
                 row["errors"] = self.slot_errors(slot)
             rows.append(row)
         return rows
+
+    def aspect_fields(self) -> list[forms.BoundField]:
+        return [self[f"aspect_{name}"] for name in ASPECT_NAMES] if self.allow_aspects else []
 
     @property
     def creation_values(self) -> str:
@@ -219,7 +245,7 @@ class FiveByFiveBuilderForm(forms.Form):
 
     def slot_errors(self, slot: str) -> list[str]:
         errors = []
-        for prefix in ("descriptor", "exclusive", "advanced", "aspect"):
+        for prefix in ("descriptor", "exclusive", "advanced"):
             errors += list(self.errors.get(f"{prefix}_{slot}", []))
         return errors
 
@@ -231,8 +257,10 @@ class FiveByFiveBuilderForm(forms.Form):
             # Rules the campaign has not turned on are refused, not dropped: an import may carry them.
             if not self.allow_advanced and _truthy(self.data.get(f"advanced_{slot}")):
                 self.add_error(f"descriptor_{slot}", "Advanced descriptors are not used in this campaign.")
-            if not self.allow_aspects and self.data.get(f"aspect_{slot}") not in (None, "", "average"):
-                self.add_error(f"descriptor_{slot}", "Aspects are not used in this campaign.")
+        if not self.allow_aspects and any(
+            str(self.data.get(f"aspect_{name}") or "0") != "0" for name in ASPECT_NAMES
+        ):
+            self.add_error(None, "Aspects are not used in this campaign: every aspect stays Average.")
         order = _slot_values(self.data, "order")
         if sorted(order) != sorted(DEFAULT_ORDER):
             self.add_error(
@@ -260,18 +288,15 @@ class FiveByFiveBuilderForm(forms.Form):
             built = rules.build_character(ranked, advanced=advanced, exclusive=exclusive)
         except rules.FieldError as error:
             raise ValidationError({self._field_for(error.field, order): str(error)}) from None
+        data["aspects"] = {}
         if self.allow_aspects:
-            superior = [s for s in SLOTS if data.get(f"aspect_{s}") == FiveByFiveDescriptor.Aspect.SUPERIOR]
-            inferior = [s for s in SLOTS if data.get(f"aspect_{s}") == FiveByFiveDescriptor.Aspect.INFERIOR]
-            if len(superior) > len(inferior):
-                raise ValidationError(
-                    {
-                        f"aspect_{superior[len(inferior)]}": (
-                            "Each Superior must be paid for with an Inferior: "
-                            f"{len(superior)} Superior but only {len(inferior)} Inferior."
-                        )
-                    }
-                )
+            ratings = {a: rules.AspectRating(data.get(f"aspect_{a.value}") or 0) for a in rules.Aspect}
+            try:
+                data["aspects"] = {a.value: int(r) for a, r in rules.validate_aspects(ratings).items()}
+            except rules.FieldError as error:
+                superior = [a.value for a, r in ratings.items() if r is rules.AspectRating.SUPERIOR]
+                inferior = sum(r is rules.AspectRating.INFERIOR for r in ratings.values())
+                raise ValidationError({f"aspect_{superior[inferior]}": str(error)}) from None
         data["built"] = built
         data["ranked_slots"] = order
         return data
@@ -304,6 +329,18 @@ class FiveByFiveOptionsForm(forms.Form):
         widget=forms.CheckboxInput(attrs={"class": "form-check-input"}),
     )
 
+    def __init__(self, data=None, *, sheet=None, aspects: bool = False):
+        super().__init__(data)
+        if aspects:
+            # The GM names the aspect the task is based on; its rating shifts every button, untrained too.
+            self.fields["aspect"] = forms.ChoiceField(
+                choices=aspect_choices(sheet),
+                required=False,
+                initial="",
+                label="Aspect the task is based on",
+                widget=forms.Select(attrs={"class": "form-select form-select-sm"}),
+            )
+
 
 class FiveByFiveSystem(SheetSystem):
     key = "fivebyfive"
@@ -318,7 +355,8 @@ class FiveByFiveSystem(SheetSystem):
         (
             "fbf_aspects",
             "Aspects",
-            "Each descriptor's aspect is Inferior, Average or Superior (one rank shift).",
+            "Four aspects (Agility, Brawn, Cognition, Determination): an Inferior one buys a Superior "
+            "one; the aspect an action is based on shifts it a rank.",
         ),
     )
     template = "fivebyfive/sheet.html"
@@ -336,7 +374,6 @@ class FiveByFiveSystem(SheetSystem):
 
     def create(self, *, character, cleaned_data):
         built: tuple[rules.Descriptor, ...] = cleaned_data["built"]
-        order: list[str] = cleaned_data["ranked_slots"]
         hp = next(d for d in built if d.is_hp)
         weapon, armor = cleaned_data["weapon"], cleaned_data["armor"]
         FiveByFiveSheet.objects.create(
@@ -349,9 +386,10 @@ class FiveByFiveSystem(SheetSystem):
             armor_av=ARMOR_AV[armor],
             shield=bool(cleaned_data.get("shield")),
             offhand_dagger=bool(cleaned_data.get("offhand_dagger")),
+            **cleaned_data.get("aspects", {}),
         )
         rows = []
-        for position, (slot, descriptor) in enumerate(zip(order, built, strict=True)):
+        for position, descriptor in enumerate(built):
             if descriptor.is_hp:
                 continue
             rows.append(
@@ -362,7 +400,6 @@ class FiveByFiveSystem(SheetSystem):
                     position=position,
                     exclusive_action=descriptor.exclusive.value if descriptor.exclusive else "",
                     advanced=descriptor.advanced,
-                    aspect=cleaned_data.get(f"aspect_{slot}") or "",
                 )
             )
         FiveByFiveDescriptor.objects.bulk_create(rows)
@@ -418,7 +455,11 @@ class FiveByFiveSystem(SheetSystem):
                     "name": self.field(character, f"descriptor:{row.pk}:name"),
                     "value": self.field(character, f"descriptor:{row.pk}:value"),
                     "exclusive": self.field(character, f"descriptor:{row.pk}:exclusive"),
-                    "aspect_label": dict(ASPECT_CHOICES).get(row.aspect, "") if row.aspect else "",
+                    "advanced": (
+                        self.field(character, f"descriptor:{row.pk}:advanced")
+                        if options.get(OPTION_ADVANCED)
+                        else None
+                    ),
                     "raise_cost": self._raise_cost(row.value, advanced=row.advanced),
                 }
             )
@@ -436,35 +477,68 @@ class FiveByFiveSystem(SheetSystem):
             "gear": [self.field(character, name) for name in ("weapon", "armor", "shield", "offhand_dagger")],
             "dodges": rules.dodges_per_round(shield=sheet.shield, offhand_dagger=sheet.offhand_dagger),
             "uses_aspects": bool(options.get(OPTION_ASPECTS)),
+            "aspects": (
+                [self.field(character, f"aspect:{name}") for name in ASPECT_NAMES]
+                if options.get(OPTION_ASPECTS)
+                else []
+            ),
             "uses_advanced": bool(options.get(OPTION_ADVANCED)),
-            "xp_raise_options": xp_raise_options(character),
-            "xp_award_max": XP_AWARD_MAX,
+            "xp_award_help": "1 a session played, 1 more for a hard one or the end of a long arc.",
+            "xp_help": "A new rank costs its value in XP; a new descriptor 2; trading the poor one 5. "
+            "At most two descriptors at 12 and one at 16.",
         }
 
     @staticmethod
     def _raise_cost(value: int, *, advanced: bool = False) -> str:
         """What the next rank costs in XP, or why there is none."""
         if value == rules.POOR:
-            return "poor: swap it for 5 XP"
+            return f"poor: trade it for {rules.POOR_SWAP_COST} XP"
         try:
             return f"next rank: {rules.improvement_cost(value, advanced=advanced)} XP"
         except RulesError:
             return "at the top"
 
     def _descriptor(self, character, ident: str) -> FiveByFiveDescriptor:
-        row = character.descriptors.filter(pk=int(ident) if ident.isdigit() else 0).first()
+        try:
+            pk = IdField().clean(ident)
+        except ValidationError:
+            raise KeyError(ident) from None
+        row = next((r for r in character.descriptors.all() if r.pk == pk), None)  # loaded rows, no query
         if row is None:
             raise KeyError(ident)
         return row
 
+    @staticmethod
+    def _uses(character, option: str) -> bool:
+        return bool((character.campaign.options or {}).get(option))
+
     def field(self, character, path):
         sheet = character.fivebyfive
+        if path.startswith("aspect:") and self._uses(character, OPTION_ASPECTS):
+            name = path.partition(":")[2]
+            if name not in ASPECT_NAMES:
+                raise KeyError(path)
+            # Set at creation; afterwards the GM's (a sheet built before the table took up aspects, say).
+            return EditableField(
+                path,
+                name.capitalize(),
+                str(getattr(sheet, name)),
+                input_type="select",
+                choices=RATING_CHOICES,
+                coerce=int,
+                gm_only=True,
+            )
         if path.startswith("descriptor:"):
             _, ident, attr = (path.split(":") + ["", ""])[:3]
             row = self._descriptor(character, ident)
             if attr == "name":
                 return EditableField(
-                    path, "Descriptor name", row.name, input_type="text", max_length=rules.NAME_MAX_LENGTH
+                    path,
+                    "Descriptor name",
+                    row.name,
+                    input_type="text",
+                    max_length=rules.NAME_MAX_LENGTH,
+                    gm_only=True,
                 )
             if attr == "value":
                 ranks = rules.RANKS if row.advanced else rules.BASIC_RANKS
@@ -475,6 +549,7 @@ class FiveByFiveSystem(SheetSystem):
                     input_type="select",
                     choices=tuple((str(r), _value_label(r)) for r in ranks if r != rules.UNTRAINED),
                     coerce=int,
+                    gm_only=True,
                 )
             if attr == "exclusive":
                 return EditableField(
@@ -483,6 +558,16 @@ class FiveByFiveSystem(SheetSystem):
                     row.exclusive_action,
                     input_type="select",
                     choices=tuple(EXCLUSIVE_CHOICES),
+                    gm_only=True,
+                )
+            if attr == "advanced" and self._uses(character, OPTION_ADVANCED):
+                return EditableField(
+                    path,
+                    f"{row.name} advanced",
+                    "on" if row.advanced else "",
+                    input_type="select",
+                    choices=YES_NO,
+                    gm_only=True,
                 )
             raise KeyError(path)
         if path == "hp":
@@ -495,9 +580,10 @@ class FiveByFiveSystem(SheetSystem):
                 input_type="select",
                 choices=tuple((str(r), f"{r + rules.HP_BONUS} (rank {r})") for r in rules.BASIC_RANKS),
                 coerce=int,
+                gm_only=True,
             )
         if path == "xp":
-            return EditableField(path, "XP", sheet.xp, min=0, max=9999)
+            return EditableField(path, "XP", sheet.xp, min=0, max=9999, gm_only=True)
         if path == "doubles_token":
             return EditableField(
                 path,
@@ -505,6 +591,7 @@ class FiveByFiveSystem(SheetSystem):
                 "on" if sheet.doubles_token else "",
                 input_type="select",
                 choices=TOKEN_CHOICES,
+                gm_only=True,
             )
         if path == "weapon":
             return EditableField(path, "Weapon", sheet.weapon, input_type="select", choices=WEAPON_SHORT)
@@ -529,6 +616,16 @@ class FiveByFiveSystem(SheetSystem):
 
     def apply_edit(self, character, path, value):
         sheet = character.fivebyfive
+        if path.startswith("aspect:"):
+            name = path.partition(":")[2]
+            ratings = {**aspect_ratings(sheet), rules.Aspect(name): rules.AspectRating(value)}
+            try:
+                rules.validate_aspects(ratings)
+            except RulesError as error:
+                raise ValidationError(str(error)) from None
+            setattr(sheet, name, value)
+            sheet.save(update_fields=[name])
+            return
         if path.startswith("descriptor:"):
             attr = path.rsplit(":", 1)[1]
             rows = self._rows(character)
@@ -541,6 +638,9 @@ class FiveByFiveSystem(SheetSystem):
                 row.name = value
             elif attr == "value":
                 row.value = value
+                self._check_descriptors(character, rows, sheet.hp_rank)
+            elif attr == "advanced":
+                row.advanced = value == "on"
                 self._check_descriptors(character, rows, sheet.hp_rank)
             else:
                 row.exclusive_action = value
@@ -565,7 +665,19 @@ class FiveByFiveSystem(SheetSystem):
     # ----- rolls -----------------------------------------------------------------------------------
 
     def options_form(self, *, character, data=None):
-        return FiveByFiveOptionsForm(data)
+        # A GM's roll request (no character) names no aspect: each sheet's own options do.
+        if character is None:
+            return FiveByFiveOptionsForm(data)
+        return FiveByFiveOptionsForm(
+            data, sheet=character.fivebyfive, aspects=self._uses(character, OPTION_ASPECTS)
+        )
+
+    def _aspect(self, character, options) -> tuple[str, rules.AspectRating]:
+        """(aspect named in the options, its rating); none named, or the rule off: Average."""
+        name = options.get("aspect") or ""
+        if not self._uses(character, OPTION_ASPECTS) or name not in ASPECT_NAMES:
+            return "", rules.AspectRating.AVERAGE
+        return name, aspect_rating(character.fivebyfive, name)
 
     @staticmethod
     def _spending(character, options) -> tuple[bool, bool]:
@@ -573,9 +685,9 @@ class FiveByFiveSystem(SheetSystem):
         asked = bool(options.get("spend_token"))
         return asked, asked and character.fivebyfive.doubles_token
 
-    def _task_button(self, key, label, value, *, options, spend, asked, advanced=False, aspect="", note=""):
+    def _task_button(self, key, label, value, *, options, spend, asked, advanced=False, aspect=None, note=""):
         steps = options.get("shift") or 0
-        rating = ASPECT_RATINGS.get(aspect, rules.AspectRating.AVERAGE)
+        aspect_name, rating = aspect or ("", rules.AspectRating.AVERAGE)
         target = rules.effective_value(value, steps=steps, advanced=advanced, aspect=rating)
         odds = rules.outcome_odds(target, doubles_token=spend)
         details = [note] if note else []
@@ -590,7 +702,7 @@ class FiveByFiveSystem(SheetSystem):
         if advanced:
             details.append("advanced -2")
         if rating:
-            details.append(f"aspect {int(rating):+d}")
+            details.append(f"{aspect_name} {int(rating):+d}")
         if spend:
             details.append("token: 5s trump")
         elif asked:
@@ -607,6 +719,7 @@ class FiveByFiveSystem(SheetSystem):
     def buttons(self, character, options):
         sheet = character.fivebyfive
         asked, spend = self._spending(character, options)
+        aspect = self._aspect(character, options)
         buttons = [
             self._task_button(
                 f"descriptor:{row.pk}",
@@ -616,7 +729,7 @@ class FiveByFiveSystem(SheetSystem):
                 spend=spend,
                 asked=asked,
                 advanced=row.advanced,
-                aspect=row.aspect,
+                aspect=aspect,
                 note=row.exclusive_action.capitalize() if row.exclusive_action else "",
             )
             for row in self._rows(character)
@@ -629,6 +742,7 @@ class FiveByFiveSystem(SheetSystem):
                 options=options,
                 spend=spend,
                 asked=asked,
+                aspect=aspect,
                 note="anything not on the sheet",
             )
         )
@@ -658,13 +772,13 @@ class FiveByFiveSystem(SheetSystem):
                 row = self._descriptor(character, ident)
             except KeyError:
                 raise KeyError(key) from None
-            name, value, advanced, aspect = row.name, row.value, row.advanced, row.aspect
+            name, value, advanced = row.name, row.value, row.advanced
         elif key == "untrained":
-            name, value, advanced, aspect = "Untrained", rules.UNTRAINED, False, ""
+            name, value, advanced = "Untrained", rules.UNTRAINED, False
         else:
             raise KeyError(key)
         steps = options.get("shift") or 0
-        rating = ASPECT_RATINGS.get(aspect, rules.AspectRating.AVERAGE)
+        aspect_name, rating = self._aspect(character, options)
         try:
             result = rules.roll_task(
                 roller,
@@ -686,7 +800,13 @@ class FiveByFiveSystem(SheetSystem):
         summary = self._task_summary(result)
         return RollResult(
             label=f"{name} {value}",
-            request={"key": key, "shift": steps, "spend_token": spend, "target": result.target},
+            request={
+                "key": key,
+                "shift": steps,
+                "aspect": aspect_name,
+                "spend_token": spend,
+                "target": result.target,
+            },
             dice=dice,
             outcome=result.outcome,
             summary=summary,
@@ -772,8 +892,6 @@ class FiveByFiveSystem(SheetSystem):
             data[f"exclusive_{slot}"] = row.exclusive_action
             if row.advanced:
                 data[f"advanced_{slot}"] = True
-            if row.aspect:
-                data[f"aspect_{slot}"] = row.aspect
             positions[slot] = row.position
         # HP sits in the one place of the six that the descriptors left free.
         free = [p for p in range(len(DEFAULT_ORDER)) if p not in positions.values()]
@@ -786,6 +904,7 @@ class FiveByFiveSystem(SheetSystem):
             shield=sheet.shield,
             offhand_dagger=sheet.offhand_dagger,
         )
+        data.update({f"aspect_{name}": getattr(sheet, name) for name in ASPECT_NAMES if getattr(sheet, name)})
         return data
 
     def party_summary(self, character):
@@ -793,90 +912,204 @@ class FiveByFiveSystem(SheetSystem):
         token = "token" if sheet.doubles_token else "no token"
         return f"HP {sheet.hp}/{rules.hp_points(sheet.hp_rank)} · {token}"
 
+    # ----- experience: the GM awards it, the player spends it (sheets/xp.py) -----------------------
+
+    def xp(self, character):
+        return character.fivebyfive.xp
+
+    def xp_award(self, *, character, amount, author):
+        """The GM gives the character ``amount`` XP (a session is worth 1, a hard one 2)."""
+        if not isinstance(amount, int) or not 1 <= amount <= self.xp_award_max:
+            raise ValidationError(f"Award from 1 to {self.xp_award_max} XP at a time.")
+        with character_change(character=character, author=author, reason=f"Awarded {amount} XP"):
+            sheet = character.fivebyfive
+            sheet.refresh_from_db(fields=["xp"])
+            sheet.xp += amount
+            sheet.save(update_fields=["xp"])
+
+    def xp_spends(self, character):
+        sheet = character.fivebyfive
+        rows = self._rows(character)
+        entries = [(str(row.pk), row.name, row.value, row.advanced) for row in rows]
+        entries.append((HP_SLOT, rules.HP_NAME, sheet.hp_rank, False))
+        offers = []
+        for ident, name, value, advanced in entries:
+            shown = rules.hp_points(value) if ident == HP_SLOT else value
+            try:
+                cost = rules.improvement_cost(value, advanced=advanced)
+            except RulesError:
+                why = "poor: trade it instead" if value == rules.POOR else "at the top"
+                offers.append(XpOffer(f"raise:{ident}", f"{name} {shown} ({why})", None, str(value)))
+                continue
+            after = rules.hp_points(cost) if ident == HP_SLOT else cost
+            offers.append(
+                XpOffer(f"raise:{ident}", f"{name} {shown} → {after} ({cost} XP)", cost, str(value))
+            )
+        new = rules.NEW_DESCRIPTOR_COST
+        # The count seen makes a second click (or another tab) a refusal, not a second new descriptor.
+        for action, text in [("", "")] + [(a, f" for {a}") for a, _ in EXCLUSIVE_CHOICES if a]:
+            key = f"add:{action}" if action else "add"
+            label = f"New descriptor{text} at {new}, named below ({new} XP)"
+            offers.append(XpOffer(key, label, new, str(len(rows)), needs_name=True))
+        poor_ident, poor_name = self._poor(rows, sheet)
+        if poor_ident:
+            label = (
+                f"Trade {poor_name} -5 for the weakness named below "
+                f"({rules.POOR_SWAP_COST} XP, with the GM's approval)"
+            )
+            offers.append(XpOffer("trade", label, rules.POOR_SWAP_COST, poor_ident, needs_name=True))
+        return offers
+
+    @staticmethod
+    def _saved_rows(character) -> list[FiveByFiveDescriptor]:
+        """The descriptors as saved now (under character_change's lock), never a prefetched copy."""
+        return list(FiveByFiveDescriptor.objects.filter(character=character))
+
+    @staticmethod
+    def _poor(rows, sheet) -> tuple[str, str]:
+        """(slot key, name) of the poor descriptor; HP may be it. Blank when there is none to trade."""
+        if sheet.hp_rank == rules.POOR:
+            return HP_SLOT, rules.HP_NAME
+        row = next((r for r in rows if r.value == rules.POOR), None)
+        return (str(row.pk), row.name) if row else ("", "")
+
+    @staticmethod
+    def _rules_descriptors(rows, sheet) -> list[rules.Descriptor]:
+        return [rules.Descriptor(row.name, row.value, row.advanced, None) for row in rows] + [
+            rules.Descriptor(rules.HP_NAME, sheet.hp_rank)
+        ]
+
+    def xp_spend(self, *, character, key, expected, name="", author):
+        """Raise a descriptor (or HP) a rank, add a new one at 2, or trade the poor one, at the book's price.
+
+        ``expected`` is what the player saw (the value, the count of descriptors, the poor one): a second
+        click or a stale tab is refused rather than paying twice. ValidationError: nothing is saved.
+        """
+        kind, _, ident = key.partition(":")
+        if kind == "raise":
+            return self._xp_raise(character, ident, expected, author)
+        if kind == "add" and ident in {a for a, _ in EXCLUSIVE_CHOICES}:
+            return self._xp_add(character, ident, expected, name, author)
+        if kind == "trade" and not ident:
+            return self._xp_trade(character, expected, name, author)
+        raise KeyError(key)
+
+    def _xp_raise(self, character, ident, expected, author) -> int:
+        sheet = character.fivebyfive
+        if ident == HP_SLOT:
+            name = rules.HP_NAME
+        else:
+            try:
+                name = self._descriptor(character, ident).name
+            except KeyError:
+                raise ValidationError("There is no such descriptor on this sheet.") from None
+        with character_change(
+            character=character, author=author, reason=f"Spent XP: raised {name}"
+        ) as record:
+            # Read again under character_change's lock, so two requests cannot both spend the same XP.
+            sheet.refresh_from_db()
+            rows = self._saved_rows(character)
+            row = next((r for r in rows if str(r.pk) == ident), None)
+            current = sheet.hp_rank if ident == HP_SLOT else row.value
+            if str(current) != expected:
+                shown = rules.hp_points(current) if ident == HP_SLOT else current
+                raise ValidationError(f"{name} is {shown} now, not what you saw; look again before spending.")
+            try:
+                advancement = rules.improve(self._rules_descriptors(rows, sheet), name, xp=sheet.xp)
+            except RulesError as error:
+                raise ValidationError(f"{name} cannot be raised: {error}") from None
+            raised = next(d for d in advancement.descriptors if d.name == name)
+            if ident == HP_SLOT:
+                # The new hit points come unhurt: current HP rises with the maximum.
+                sheet.hp += rules.hp_points(raised.value) - rules.hp_points(sheet.hp_rank)
+                sheet.hp_rank = raised.value
+            else:
+                row.value = raised.value
+                row.save(update_fields=["value"])
+            sheet.xp -= advancement.cost
+            sheet.save(update_fields=["xp", "hp", "hp_rank"])
+            shown = rules.hp_points(raised.value) if ident == HP_SLOT else raised.value
+            record["reason"] = f"Spent {advancement.cost} XP: {name} raised to {shown}"
+        return advancement.cost
+
+    @staticmethod
+    def _new_name(name: str, what: str) -> str:
+        name = " ".join((name or "").split())
+        if not name:
+            raise ValidationError(f"Type the name of the {what} in Name, then spend.")
+        if name.casefold() in (rules.HP_NAME.casefold(), "hit points"):
+            raise ValidationError("HP is already on every sheet; name something else.")
+        return name
+
+    def _xp_add(self, character, action, expected, name, author) -> int:
+        name = self._new_name(name, "new descriptor")
+        sheet = character.fivebyfive
+        with character_change(character=character, author=author, reason=f"Spent XP: new {name}") as record:
+            sheet.refresh_from_db()
+            rows = self._saved_rows(character)
+            if str(len(rows)) != expected:
+                raise ValidationError("The descriptors changed since you looked; look again before spending.")
+            taken = next((r.name for r in rows if r.name.casefold() == name.casefold()), None)
+            if taken:
+                raise ValidationError(f"'{taken}' is already on this sheet; name something new.")
+            exclusive = rules.ExclusiveAction(action) if action else None
+            try:
+                advancement = rules.add_descriptor(
+                    self._rules_descriptors(rows, sheet), name, exclusive=exclusive, xp=sheet.xp
+                )
+            except RulesError as error:
+                raise ValidationError(f"{name} cannot be added: {error}") from None
+            FiveByFiveDescriptor.objects.create(
+                character=character,
+                name=name,
+                value=rules.NEW_DESCRIPTOR_COST,
+                # After everything ranked at creation (HP took one of the six places).
+                position=max([r.position for r in rows] + [len(DEFAULT_ORDER) - 1]) + 1,
+                exclusive_action=action,
+            )
+            sheet.xp -= advancement.cost
+            sheet.save(update_fields=["xp"])
+            record["reason"] = (
+                f"Spent {advancement.cost} XP: new descriptor {name} {rules.NEW_DESCRIPTOR_COST}"
+            )
+        return advancement.cost
+
+    def _xp_trade(self, character, expected, name, author) -> int:
+        name = self._new_name(name, "new weakness")
+        sheet = character.fivebyfive
+        with character_change(
+            character=character, author=author, reason="Spent XP: traded the poor one"
+        ) as record:
+            sheet.refresh_from_db()
+            rows = self._saved_rows(character)
+            ident, old = self._poor(rows, sheet)
+            if not ident or ident != expected:
+                raise ValidationError(
+                    "Your poor descriptor changed since you looked; look again before spending."
+                )
+            try:
+                advancement = rules.swap_poor(self._rules_descriptors(rows, sheet), name, xp=sheet.xp)
+            except RulesError as error:
+                raise ValidationError(f"{old} cannot be traded: {error}") from None
+            if ident == HP_SLOT:
+                # HP leaves the poor rank for untrained (10 HP, the new points unhurt); the weakness is new.
+                sheet.hp += rules.hp_points(rules.UNTRAINED) - rules.hp_points(sheet.hp_rank)
+                sheet.hp_rank = rules.UNTRAINED
+                FiveByFiveDescriptor.objects.create(
+                    character=character,
+                    name=name,
+                    value=rules.POOR,
+                    position=max([r.position for r in rows] + [len(DEFAULT_ORDER) - 1]) + 1,
+                )
+            else:
+                # The new weakness takes the old one's place; nothing of the old one carries over.
+                row = next(r for r in rows if str(r.pk) == ident)
+                row.name, row.exclusive_action, row.advanced = name, "", False
+                row.save(update_fields=["name", "exclusive_action", "advanced"])
+            sheet.xp -= advancement.cost
+            sheet.save(update_fields=["xp", "hp", "hp_rank"])
+            record["reason"] = f"Spent {advancement.cost} XP: traded {old} for {name}"
+        return advancement.cost
+
 
 system = FiveByFiveSystem()
-
-
-# ----- experience: the GM awards it, the player spends it ------------------------------------------
-
-#: The most XP one award may give: a session is worth 1 or 2, a long arc a few more.
-XP_AWARD_MAX = 20
-
-
-def _rules_descriptors(character) -> list[rules.Descriptor]:
-    sheet = character.fivebyfive
-    return [
-        rules.Descriptor(row.name, row.value, row.advanced, None) for row in character.descriptors.all()
-    ] + [rules.Descriptor(rules.HP_NAME, sheet.hp_rank)]
-
-
-def xp_raise_options(character) -> list[dict[str, Any]]:
-    """Every descriptor (and HP) with what raising it a rank costs, or why it cannot be raised."""
-    sheet = character.fivebyfive
-    rows = [(str(row.pk), row.name, row.value, row.advanced) for row in character.descriptors.all()]
-    rows.append((HP_SLOT, rules.HP_NAME, sheet.hp_rank, False))
-    options = []
-    for key, name, value, advanced in rows:
-        shown = rules.hp_points(value) if key == HP_SLOT else value
-        try:
-            cost = rules.improvement_cost(value, advanced=advanced)
-        except RulesError:
-            why = "poor: swap it instead" if value == rules.POOR else "at the top"
-            label = f"{name} {shown} ({why})"
-            options.append({"key": key, "value": value, "label": label, "cost": None})
-            continue
-        after = rules.hp_points(cost) if key == HP_SLOT else cost
-        options.append(
-            {"key": key, "value": value, "label": f"{name} {shown} → {after} ({cost} XP)", "cost": cost}
-        )
-    return options
-
-
-def xp_award(*, character, amount: int, author) -> None:
-    """The GM gives the character ``amount`` XP (a session is worth 1, a hard one 2)."""
-    if not isinstance(amount, int) or not 1 <= amount <= XP_AWARD_MAX:
-        raise ValidationError(f"Award from 1 to {XP_AWARD_MAX} XP at a time.")
-    with character_change(character=character, author=author, reason=f"Awarded {amount} XP"):
-        sheet = character.fivebyfive
-        sheet.xp += amount
-        sheet.save(update_fields=["xp"])
-
-
-def xp_raise(*, character, key: str, expected_value: int, author) -> int:
-    """Spend XP to raise one descriptor (or HP) a rank, with the engine's costs and caps; the cost.
-
-    ``expected_value`` is the value the player saw: a second click (or another tab) finds it raised
-    already and is refused, rather than paying twice. Raises ValidationError; nothing is then saved.
-    """
-    sheet = character.fivebyfive
-    if key == HP_SLOT:
-        name = rules.HP_NAME
-    else:
-        row = character.descriptors.filter(pk=int(key) if key.isdigit() else 0).first()
-        if row is None:
-            raise ValidationError("There is no such descriptor on this sheet.")
-        name = row.name
-    with character_change(character=character, author=author, reason=f"Spent XP: raised {name}") as record:
-        # Read again under character_change's lock, so two requests cannot both spend the same XP.
-        sheet.refresh_from_db()
-        current = sheet.hp_rank if key == HP_SLOT else character.descriptors.get(pk=row.pk).value
-        if current != expected_value:
-            shown = rules.hp_points(current) if key == HP_SLOT else current
-            raise ValidationError(f"{name} is {shown} now, not what you saw; look again before spending.")
-        try:
-            advancement = rules.improve(_rules_descriptors(character), name, xp=sheet.xp)
-        except RulesError as error:
-            raise ValidationError(f"{name} cannot be raised: {error}") from None
-        raised = next(d for d in advancement.descriptors if d.name == name)
-        if key == HP_SLOT:
-            # The new hit points come unhurt: current HP rises with the maximum.
-            sheet.hp += rules.hp_points(raised.value) - rules.hp_points(sheet.hp_rank)
-            sheet.hp_rank = raised.value
-        else:
-            row.value = raised.value
-            row.save(update_fields=["value"])
-        sheet.xp -= advancement.cost
-        sheet.save(update_fields=["xp", "hp", "hp_rank"])
-        shown = rules.hp_points(raised.value) if key == HP_SLOT else raised.value
-        record["reason"] = f"Spent {advancement.cost} XP: {name} raised to {shown}"
-    return advancement.cost

@@ -10,8 +10,14 @@ the harm, who must mitigate and then take each level before anything else can ha
 
 Readings taken (where the seed leaves room):
 
-- Declaration order is the encounter's order (the order the GM added the combatants), so whoever sits
-  last declares last and resolves first. A combatant may pass (Next turn) and declare nothing.
+- Declaration order is the encounter's order, which the GM sets with the arrows beside each combatant
+  (before the fight, and as each round opens, before anyone declares); whoever sits last declares last
+  and resolves first. A combatant may pass (Next turn) and declare nothing.
+- Mitigation ("Spend Current Attributes (1-for-1)") takes points from any current attribute, mixed
+  freely: the passage names no attribute, unlike the harm types beside it.
+- A hack is a declared action with an active program (its tier bonus on every die, any natural 1
+  compromises it on the sheet) or the specialty (no bonus, nothing to lose). It names no target and
+  deals no harm by itself: the seed gives programs no DV, so what a success does is the GM's call.
 - Two actions "directly oppose" (a clash) when each targets the other's declarer: A attacks B while B
   attacks A. The whole clash is rolled together when the first of its actions comes up; the highest
   natural die acts first among the places those actions already hold (``rules.resolution_order``).
@@ -39,12 +45,13 @@ from typing import Any
 
 from django import forms
 
+from campaigns.forms import WholeNumberField
 from rules import freefall as rules
 from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
-from .sheet import CONDITION_TO_ENGINE, OUTCOME_LABELS
+from .sheet import CONDITION_TO_ENGINE, OUTCOME_LABELS, _engine_program
 from .sheet import system as sheet_system
 
 DECLARE, RESOLVE = "declare", "resolve"
@@ -68,17 +75,26 @@ SLOT_CHOICES = [("", "First that fits")] + [(str(i), f"Slot {i}") for i in range
 
 
 class FreeFallNpcForm(forms.Form):
-    body = forms.IntegerField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=3, label="BODY")
-    mind = forms.IntegerField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=2, label="MIND")
-    ghost = forms.IntegerField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=2, label="GHOST")
-    av = forms.IntegerField(min_value=0, max_value=10, initial=0, label="Armor AV")
-    dv = forms.IntegerField(min_value=0, max_value=10, initial=2, label="Weapon DV")
+    body = WholeNumberField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=3, label="BODY")
+    mind = WholeNumberField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=2, label="MIND")
+    ghost = WholeNumberField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=2, label="GHOST")
+    av = WholeNumberField(min_value=0, max_value=10, initial=0, label="Armor AV")
+    dv = WholeNumberField(min_value=0, max_value=10, initial=2, label="Weapon DV")
 
 
-class MitigateForm(forms.Form):
-    points = forms.IntegerField(
-        min_value=0, max_value=rules.BASE_POOL, initial=0, required=False, label="Points spent"
-    )
+def _mitigate_form(current: rules.Attributes, levels: int) -> type[forms.Form]:
+    """One number per attribute: any current attribute pays for mitigation (docs/rules.md, l.73)."""
+    fields = {
+        a.value: WholeNumberField(
+            min_value=0,
+            max_value=min(current[a], levels),
+            initial=0,
+            required=False,
+            label=f"{a.label} ({current[a]} left)",
+        )
+        for a in rules.Attribute
+    }
+    return type("FreeFallMitigateForm", (forms.Form,), fields)
 
 
 # ----- what a combatant has to work with -----------------------------------------------------------
@@ -108,10 +124,18 @@ def _slots_text(track: rules.HarmTrack) -> str:
 
 def _row_text(row: dict[str, Any]) -> str:
     target = f" at {row['target_name']}" if row.get("target") else ""
+    if row.get("hack"):
+        tool = f" with {row['program']}" if row["program"] else " by specialty"
+        bonus = f"+{row['bonus']}" if row["bonus"] else ""
+        return f"{row['name']}{tool} {row['dice']}d20{bonus} vs TN {row['tn']}"
     return f"{row['name']}{target} {row['dice']}d20 vs TN {row['tn']}"
 
 
 def _engine_action(row: dict[str, Any]) -> rules.Action:
+    if row.get("hack"):
+        if row["program"]:
+            return rules.Action(row["name"], row["dice"], hacking=True, program=row["program"])
+        return rules.Action(row["name"], row["dice"], hacking=True, prerequisite="specialty")
     prerequisite = row.get("prerequisite") or PLAIN
     if prerequisite == PLAIN:
         return rules.Action(row["name"], row["dice"], specialized=False)
@@ -127,15 +151,15 @@ def _declaration_form(actor, *, attack: bool) -> type[forms.Form]:
     """The form for one declared action; a player character's lists its own gear and prerequisites."""
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Attack" if attack else "", label="Action"),
-        "dice": forms.IntegerField(min_value=1, max_value=rules.BASE_POOL, initial=1, label="Dice"),
+        "dice": WholeNumberField(min_value=1, max_value=rules.BASE_POOL, initial=1, label="Dice"),
         "difficulty": forms.ChoiceField(
             choices=DIFFICULTY_CHOICES, initial=rules.Difficulty.CHALLENGING.value, label="TN"
         ),
     }
     if actor.character is not None:
         gear = sheet_system.state(actor.character).gear
+        weapons = [(g.name, f"{g.name} (DV {g.dv})") for g in gear if g.dv and g.usable]
         if attack:
-            weapons = [(g.name, f"{g.name} (DV {g.dv})") for g in gear if g.dv and g.usable]
             fields["gear"] = forms.ChoiceField(
                 choices=weapons + [("", f"Bare hands (DV {UNARMED_DV})")], required=False, label="Weapon"
             )
@@ -147,7 +171,9 @@ def _declaration_form(actor, *, attack: bool) -> type[forms.Form]:
             )
         fields["prerequisite"] = forms.ChoiceField(
             choices=PREREQUISITE_CHOICES if attack else [(PLAIN, "None (plain)")] + PREREQUISITE_CHOICES,
-            initial="gear" if attack else PLAIN,
+            # As first shown the form must be accepted: bare hands are no gear, so they lean on the
+            # specialty until the GM picks another way.
+            initial=("gear" if weapons else "specialty") if attack else PLAIN,
             required=False,
             label="Prerequisite",
         )
@@ -156,9 +182,45 @@ def _declaration_form(actor, *, attack: bool) -> type[forms.Form]:
     return type("FreeFallAttackForm" if attack else "FreeFallTaskForm", (forms.Form,), fields)
 
 
-def _resolve_form(actor) -> type[forms.Form]:
+def _programs(character) -> list[rules.Program]:
+    return [_engine_program(row) for row in character.ff_programs.all()]
+
+
+def _hack_form(actor) -> type[forms.Form]:
+    """A hack: an active program (its tier bonus) or the specialty (l.134)."""
+    active = [p for p in _programs(actor.character) if p.active]
+    specialty = actor.character.freefall.specialty
     fields: dict[str, forms.Field] = {
-        "option": forms.ChoiceField(choices=RESOLVE_CHOICES, label="Take it as"),
+        "name": forms.CharField(max_length=40, initial="Hack", label="Action"),
+        "dice": WholeNumberField(min_value=1, max_value=rules.BASE_POOL, initial=1, label="Dice"),
+        "difficulty": forms.ChoiceField(
+            choices=DIFFICULTY_CHOICES, initial=rules.Difficulty.CHALLENGING.value, label="TN"
+        ),
+        "program": forms.ChoiceField(
+            choices=[(p.name, f"{p.name} ({p.tier.label} +{p.bonus})") for p in active]
+            + [("", f"No program: {specialty}")],
+            required=False,
+            label="Program",
+        ),
+    }
+    return type("FreeFallHackForm", (forms.Form,), fields)
+
+
+def _resolve_form(actor, options: frozenset[rules.Resolve], track: rules.HarmTrack) -> type[forms.Form]:
+    # Only the options open now (l.130: no temporary harm once every slot holds it), so the first shown
+    # is always one the rules accept.
+    if track.count(rules.SlotState.TEMP) == rules.HARM_SLOTS:
+        refused = "Every slot holds temporary harm: make one permanent or break gear."
+    elif not track.count(rules.SlotState.EMPTY):
+        refused = "No empty harm slot is left: make a temporary harm permanent or break gear."
+    else:
+        refused = "That way of taking harm is not open now; choose one from the list."
+    fields: dict[str, forms.Field] = {
+        "option": forms.ChoiceField(
+            choices=[(key, label) for key, label in RESOLVE_CHOICES if key in options],
+            label="Take it as",
+            error_messages={"invalid_choice": refused},
+        ),
         "slot": forms.ChoiceField(choices=SLOT_CHOICES, required=False, label="Slot"),
     }
     if actor.character is not None:
@@ -230,6 +292,31 @@ class FreeFallCombat(CombatRules):
             "pending_harm"
         )
 
+    def order_settable(self, encounter, combatants):
+        # The GM sets who declares first (l.9, l.51): before the fight, or as a round opens, before
+        # anyone has started declaring.
+        if encounter.status == "setup":
+            return True
+        state = encounter.state
+        return (
+            state.get("phase") == DECLARE
+            and not state.get("declarations")
+            and not state.get("pending_harm")
+            and not any(c.state.get("declaring") for c in combatants)
+        )
+
+    def order_changed(self, encounter, combatants):
+        if encounter.status == "setup":
+            return []
+        encounter.turn = 0  # declarations start again from the new first
+        return [
+            RollResult(
+                label=f"Round {encounter.round}: declaration order",
+                summary=" then ".join(c.name for c in combatants if not c.out)
+                + " (the last to declare resolves first).",
+            )
+        ]
+
     def hold(self, encounter, combatants):
         pending = encounter.state.get("pending_harm") or []
         if pending:
@@ -254,22 +341,22 @@ class FreeFallCombat(CombatRules):
             harm = pending[0]
             what = f"{harm['kind']} harm ({harm['remaining']} level{'s' if harm['remaining'] != 1 else ''})"
             if harm["stage"] == rules.Stage.MITIGATE:
-                attribute = rules.HarmKind(harm["kind"]).attribute
-                current = _resources(actor)[1][attribute]
+                current = _resources(actor)[1]
                 return [
                     Action(
                         "mitigate",
                         f"Mitigate {what}",
-                        form_class=MitigateForm,
-                        help=f"Spend current {attribute.label} ({current} left), one point per level; "
-                        "0 keeps them all.",
+                        form_class=_mitigate_form(current, harm["remaining"]),
+                        help="Spend current attribute points, one per level negated, from any attribute; "
+                        "all 0 keeps them all.",
                     )
                 ]
+            incoming = self._incoming(actor, harm)
             return [
                 Action(
                     "resolve",
                     f"Take a level of {what}",
-                    form_class=_resolve_form(actor),
+                    form_class=_resolve_form(actor, incoming.options, incoming.track),
                     help="One level at a time. With every slot holding temporary harm, only permanent harm "
                     "or breaking bound gear is left.",
                 )
@@ -309,6 +396,16 @@ class FreeFallCombat(CombatRules):
                 ),
                 Action("task", "Declare an action", form_class=_declaration_form(actor, attack=False)),
             ]
+            if actor.character is not None:
+                found.append(
+                    Action(
+                        "hack",
+                        "Declare a hack",
+                        form_class=_hack_form(actor),
+                        help="An active program adds its tier to every die; a natural 1 on any die "
+                        "compromises it for the mission. Without one, the specialty earns the roll.",
+                    )
+                )
         if rows:
             found += [
                 Action("declare", "Lock in: " + "; ".join(_row_text(r) for r in rows)),
@@ -321,6 +418,8 @@ class FreeFallCombat(CombatRules):
     def act(self, encounter, actor, action, target, data, roller, author):
         if action in ("attack", "task"):
             return self._add(actor, action, target, data)
+        if action == "hack":
+            return self._add_hack(actor, data)
         if action == "clear":
             actor.state = {k: v for k, v in actor.state.items() if k != "declaring"}
             return []
@@ -353,6 +452,28 @@ class FreeFallCombat(CombatRules):
         actor.state = {**actor.state, "declaring": rows}
         return []
 
+    def _add_hack(self, actor, data):
+        difficulty = rules.Difficulty(data["difficulty"])
+        program = next((p for p in _programs(actor.character) if p.name == data.get("program")), None)
+        row = {
+            "by": actor.pk,
+            "name": data["name"].strip() or "Hack",
+            "dice": data["dice"],
+            "difficulty": difficulty.value,
+            "tn": difficulty.tn,
+            "target": None,
+            "target_name": "",
+            "hack": True,
+            "program": program.name if program is not None else "",
+            "bonus": program.bonus if program is not None else 0,
+            "prerequisite": "program" if program is not None else "specialty",
+            "gear": "",
+        }
+        rows = (actor.state.get("declaring") or []) + [row]
+        self._validate(actor, rows)
+        actor.state = {**actor.state, "declaring": rows}
+        return []
+
     def _weapon(self, actor, gear_name: str) -> dict[str, Any]:
         if actor.character is None:
             return {"dv": actor.stats["dv"], "piercing": False, "high_impact": False}
@@ -371,6 +492,7 @@ class FreeFallCombat(CombatRules):
             pool=track.pool,
             current=current,
             gear=gear,
+            programs=_programs(actor.character),
             specialty=actor.character.freefall.specialty,
         )
 
@@ -452,6 +574,8 @@ class FreeFallCombat(CombatRules):
         item = queue[step]
         by = {actor.pk: actor, **({target.pk: target} if target is not None else {})}
         attacker, victim = by[item["by"]], by.get(item["target"]) if item["target"] is not None else None
+        if item.get("hack"):
+            return lines + self._hack(item, attacker, author)
         result = rules.check(item["faces"], item["tn"])
         odds = rules.odds(item["dice"], item["tn"])
         notes = [n for n, on in (("natural 20", result.crit), ("complication", result.complication)) if on]
@@ -476,6 +600,52 @@ class FreeFallCombat(CombatRules):
             )
         )
         return lines
+
+    def _hack(self, item, attacker, author) -> list[RollResult]:
+        """Roll a declared hack with the program as it is now: its tier on every die, a 1 compromises it."""
+        character = attacker.character
+        row = character.ff_programs.filter(name=item["program"]).first() if item["program"] else None
+        label = f"{attacker.name}: {item['name']}"
+        if item["program"] and (row is None or row.compromised):
+            # Compromised earlier this round (or removed): it is lost for the mission (l.134).
+            return [
+                RollResult(
+                    label=label,
+                    summary=f"{item['program']} is compromised or gone: the hack cannot run.",
+                    character=character,
+                )
+            ]
+        program = _engine_program(row) if row is not None else None
+        hacked = rules.hack(item["faces"], item["tn"], program=program)
+        result = hacked.check
+        odds = rules.hack_odds(item["dice"], item["tn"], program=program)
+        changes = []
+        if hacked.compromised:
+            with character_change(
+                character=character, author=author, reason=f"{row.name} compromised (a natural 1)"
+            ):
+                row.compromised = True
+                row.save(update_fields=["compromised"])
+            changes.append(f"{row.name} compromised (a natural 1): out for the rest of the mission")
+        notes = [n for n, on in (("natural 20", result.crit), ("complication", result.complication)) if on]
+        bonus = f"+{result.bonus}" if result.bonus else ""
+        summary = (
+            f"{item['dice']}d20{bonus} vs TN {item['tn']}: {result.successes} success"
+            f"{'es' if result.successes != 1 else ''}, {OUTCOME_LABELS[result.outcome]}"
+            + (f" ({', '.join(notes)})" if notes else "")
+        )
+        return [
+            RollResult(
+                label=label + (f" with {row.name}" if row is not None else " by specialty"),
+                summary=summary,
+                dice=tuple(Die(face, sides=rules.DIE) for face in result.faces),
+                outcome=result.outcome,
+                outcome_label=OUTCOME_LABELS[result.outcome],
+                chance=odds.at_least_success,
+                changes=tuple(changes),
+                character=character,
+            )
+        ]
 
     @staticmethod
     def _settle_clash(queue, step, group) -> RollResult:
@@ -591,23 +761,25 @@ class FreeFallCombat(CombatRules):
                     row.save(update_fields=["condition"])
 
     def _mitigate(self, encounter, actor, data, author):
-        points = data.get("points") or 0
+        paid = {a: data.get(a.value) or 0 for a in rules.Attribute}
+        points = sum(paid.values())
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
-        after = rules.mitigate(before, points)
-        attribute = before.kind.attribute
+        after = rules.mitigate(before, spend_from=paid)
         self._store(
             encounter, actor, before, after, author, f"Mitigated {points} harm from {pending['source']}"
         )
+        spent = " + ".join(f"{p} {a.label}" for a, p in paid.items() if p) or "nothing"
         changes = [
-            f"{actor.name}: {attribute.label} {before.current[attribute]} -> {after.current[attribute]}, "
-            f"{after.remaining} level(s) left"
+            f"{actor.name}: "
+            + ", ".join(f"{a.label} {before.current[a]} -> {after.current[a]}" for a, p in paid.items() if p)
+            + (", " if points else "")
+            + f"{after.remaining} level(s) left"
         ]
         lines = [
             RollResult(
                 label=f"{actor.name} mitigates",
-                summary=f"Spends {points} {attribute.label} against {pending['levels']} level(s) of "
-                f"{pending['kind']} harm.",
+                summary=f"Spends {spent} against {pending['levels']} level(s) of {pending['kind']} harm.",
                 changes=tuple(changes),
                 character=actor.character,
                 secret=actor.character is None,  # an NPC's numbers are the GM's

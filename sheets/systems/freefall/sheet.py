@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.forms import WholeNumberField
 from rules import freefall as rules
 from rules.dice import Roller, RulesError
 from sheets.contract import (
@@ -47,8 +48,8 @@ MAX_PROGRAMS = 10
 SMALL_NUMBER = {"class": "form-control-sm", "inputmode": "numeric"}
 
 
-def _number(label: str, *, high: int = rules.ATTRIBUTE_MAX) -> forms.IntegerField:
-    return forms.IntegerField(
+def _number(label: str, *, high: int = rules.ATTRIBUTE_MAX) -> WholeNumberField:
+    return WholeNumberField(
         label=label, min_value=0, max_value=high, required=False, widget=forms.NumberInput(attrs=SMALL_NUMBER)
     )
 
@@ -198,6 +199,21 @@ class BaseGearFormSet(forms.BaseFormSet):
                 row.add_error("attached_to", f"{target} is not a Load Bearing item in this list.")
 
 
+class BaseProgramFormSet(forms.BaseFormSet):
+    def clean(self):
+        # A hack names its program, so two programs may not share a name.
+        seen: set[str] = set()
+        for row in self.forms:
+            if row.errors or not row.cleaned_data or row.cleaned_data.get("empty"):
+                continue
+            name = row.cleaned_data["name"]
+            if _key(name) in seen:
+                row.add_error(
+                    "name", f"Another program is already called {name}; give each a different name."
+                )
+            seen.add(_key(name))
+
+
 GearFormSet = forms.formset_factory(
     GearRowForm,
     formset=BaseGearFormSet,
@@ -207,12 +223,77 @@ GearFormSet = forms.formset_factory(
     validate_max=True,
 )
 ProgramFormSet = forms.formset_factory(
-    ProgramRowForm, extra=PROGRAM_ROWS, max_num=MAX_PROGRAMS, absolute_max=MAX_PROGRAMS, validate_max=True
+    ProgramRowForm,
+    formset=BaseProgramFormSet,
+    extra=PROGRAM_ROWS,
+    max_num=MAX_PROGRAMS,
+    absolute_max=MAX_PROGRAMS,
+    validate_max=True,
 )
 
 
-def _attribute_field(attribute: rules.Attribute) -> forms.IntegerField:
-    return forms.IntegerField(
+ADD_ROW = "add_row"  # the submit button that asks for one more row instead of saving
+
+
+def rows_from(data, prefix: str, form_class: type[forms.Form], limit: int) -> list[dict[str, Any]] | None:
+    """The rows a formset's POST holds, as initial values (None when its row count is unreadable)."""
+    try:
+        total = int(data.get(f"{prefix}-TOTAL_FORMS", ""))
+    except ValueError:
+        return None
+    rows = []
+    for index in range(max(0, min(total, limit))):
+        row = {}
+        for name, field in form_class.base_fields.items():
+            key = f"{prefix}-{index}-{name}"
+            row[name] = key in data if isinstance(field, forms.BooleanField) else data.get(key, "")
+        rows.append(row)
+    return rows
+
+
+def grown_formsets(data, sets) -> dict[str, forms.BaseFormSet] | None:
+    """When the "add a row" button was pressed: every formset redrawn unbound from what was typed, the
+    one asked for with one more empty row (so nothing is saved and no message appears yet); else None.
+
+    ``sets`` maps each prefix to (row form, formset base, row limit).
+    """
+    if data is None or data.get(ADD_ROW) not in sets:
+        return None
+    out = {}
+    for prefix, (row_form, base, limit) in sets.items():
+        rows = rows_from(data, prefix, row_form, limit)
+        if rows is None:
+            return None  # a broken list: let the bound form say so
+        extra = 1 if prefix == data[ADD_ROW] and len(rows) < limit else 0
+        formset_class = forms.formset_factory(
+            row_form, formset=base, extra=extra, max_num=limit, absolute_max=limit, validate_max=True
+        )
+        out[prefix] = formset_class(initial=rows, prefix=prefix)
+    return out
+
+
+def formset_errors(form: forms.Form, key: str, formset, what: str) -> bool:
+    """Copy a formset's problems into ``form``'s errors under ``key``; True if there were any."""
+    try:
+        valid = formset.is_valid()
+    except ValidationError:
+        valid = False
+    if valid:
+        return False
+    if not formset.management_form.is_valid():
+        form._errors[key] = form.error_class([f"The {what} list could not be read; reload the page."])
+        return True
+    messages = list(formset.non_form_errors())
+    for index, row in enumerate(formset.forms, start=1):
+        for name, errors in row.errors.items():
+            label = row.fields[name].label if name in row.fields else ""
+            messages += [f"Row {index}{f' ({label})' if label else ''}: {e}" for e in errors]
+    form._errors[key] = form.error_class(messages)
+    return True
+
+
+def _attribute_field(attribute: rules.Attribute) -> WholeNumberField:
+    return WholeNumberField(
         label=attribute.label,
         min_value=rules.ATTRIBUTE_MIN,
         max_value=rules.ATTRIBUTE_MAX,
@@ -239,28 +320,24 @@ class FreeFallBuilderForm(forms.Form):
     )
 
     def __init__(self, data=None, **kwargs):
+        grown = grown_formsets(
+            data,
+            {
+                "gear": (GearRowForm, BaseGearFormSet, MAX_GEAR),
+                "programs": (ProgramRowForm, BaseProgramFormSet, MAX_PROGRAMS),
+            },
+        )
+        if grown is not None:
+            # Drawn again unbound: is_valid() is False, so the builder shows the page instead of saving.
+            super().__init__(initial={name: data.get(name) for name in self.base_fields}, **kwargs)
+            self.gear_formset, self.program_formset = grown["gear"], grown["programs"]
+            return
         super().__init__(data, **kwargs)
         self.gear_formset = GearFormSet(data, prefix="gear")
         self.program_formset = ProgramFormSet(data, prefix="programs")
 
     def _formset_errors(self, key: str, formset, what: str) -> bool:
-        """Copy a formset's problems into this form's errors under ``key``; True if there were any."""
-        try:
-            valid = formset.is_valid()
-        except ValidationError:
-            valid = False
-        if valid:
-            return False
-        if not formset.management_form.is_valid():
-            self._errors[key] = self.error_class([f"The {what} list could not be read; reload the page."])
-            return True
-        messages = list(formset.non_form_errors())
-        for index, row in enumerate(formset.forms, start=1):
-            for name, errors in row.errors.items():
-                label = row.fields[name].label if name in row.fields else ""
-                messages += [f"Row {index}{f' ({label})' if label else ''}: {e}" for e in errors]
-        self._errors[key] = self.error_class(messages)
-        return True
+        return formset_errors(self, key, formset, what)
 
     def clean(self):
         data = super().clean()
@@ -337,7 +414,7 @@ class FreeFallOptionsForm(forms.Form):
         initial=rules.Difficulty.CHALLENGING.value,
         widget=forms.Select(attrs={"class": "form-select form-select-sm"}),
     )
-    dice = forms.IntegerField(
+    dice = WholeNumberField(
         label="Dice assigned",
         required=False,
         min_value=1,
@@ -385,7 +462,7 @@ class SheetState:
 
 def _gear_rows(character) -> list[FreeFallGear]:
     # Load Bearing relief is used up in list order, so the sheet keeps the order the builder checked.
-    return list(character.ff_gear.order_by("pk"))
+    return sorted(character.ff_gear.all(), key=lambda row: row.pk)  # the loaded rows, no query
 
 
 def _engine_gear(rows) -> tuple[rules.Gear, ...]:
@@ -637,7 +714,7 @@ class FreeFallSystem(SheetSystem):
         kind, _, rest = path.partition(":")
         ident, _, part = rest.partition(":")
         if kind == "gear" and part == "condition" and ident.isdigit():
-            row = character.ff_gear.filter(pk=int(ident)).first()
+            row = next((r for r in character.ff_gear.all() if r.pk == int(ident)), None)
             if row is not None:
                 return EditableField(
                     path,
@@ -647,7 +724,7 @@ class FreeFallSystem(SheetSystem):
                     choices=tuple(FreeFallGear.Condition.choices),
                 )
         if kind == "program" and part == "compromised" and ident.isdigit():
-            row = character.ff_programs.filter(pk=int(ident)).first()
+            row = next((r for r in character.ff_programs.all() if r.pk == int(ident)), None)
             if row is not None:
                 return EditableField(
                     path,
@@ -801,7 +878,7 @@ class FreeFallSystem(SheetSystem):
         if kind == "attribute" and ident in ATTRIBUTES:
             label = f"{ATTRIBUTE_LABELS[ident]} {state.current[ident]}"
         elif kind == "program" and ident.isdigit():
-            row = character.ff_programs.filter(pk=int(ident)).first()
+            row = next((r for r in character.ff_programs.all() if r.pk == int(ident)), None)
             if row is None:
                 raise KeyError(key)
             label = f"{row.name} ({row.type.upper()} {row.tier.upper()})"

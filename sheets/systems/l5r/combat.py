@@ -11,8 +11,8 @@ Readings taken (the seed says nothing on initiative, Armor TN or wound ranks; th
   "Insight rank" stands in for the school rank). The GM sets the roll on the start button: extra rolled
   dice, extra kept dice and a bonus, the same for everyone (``encounter.state["start"]``). Highest
   first; ties go to the higher Reflexes, then to whoever was added to the encounter first.
-- The TN to hit is the Armor TN: 5 x Reflexes + 5, plus armor. A quick NPC carries its armor bonus;
-  sheets record no armor, so the attack form asks for the armor of a target with a sheet (0 by default).
+- The TN to hit is the Armor TN: 5 x Reflexes + 5, plus armor: the armor bonus recorded on the target's
+  sheet (light +3, heavy +5 is the usual reading), or the one typed for a quick NPC.
 - An attack rolls the weapon skill + its trait (Agility for Kenjutsu and Jiujutsu, Reflexes for
   Kyujutsu, as on the skill list), keeps the trait. With no rank it is unskilled: no explosions and no
   raises. A bow fires only with Kyujutsu, and Kyujutsu needs a bow; bows shoot a standard arrow.
@@ -26,8 +26,9 @@ Readings taken (the seed says nothing on initiative, Armor TN or wound ranks; th
   to the TN of every roll the wounded character makes, before raises. Out, or more wounds than Out
   holds (Dead), takes the combatant out of the fight. Earth is the lower of Stamina and Willpower; a
   quick NPC has an Earth rank.
-- One attack a turn (a Complex Action); the turn then ends with "Next turn". A character at Down may
-  still attack, at +40. Initiative is not a TN roll: wounds do not change it.
+- One attack a turn (a Complex Action); the turn then ends with "Next turn". A character at Down
+  takes no Complex Actions, so it cannot attack (``rules.l5r.can_attack``): its turn only passes.
+  Initiative is not a TN roll: wounds do not change it.
 - Quick NPCs' initiative rolls are secret (only the GM sees them); their attacks and damage are
   public, since they change player characters' sheets.
 """
@@ -38,22 +39,23 @@ from dataclasses import dataclass
 
 from django import forms
 
+from campaigns.forms import WholeNumberField
 from rules import l5r as rules
 from rules.dice import Outcome
 from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
-from .sheet import WOUNDS_MAX, odd_die_bonus, trait_label, wound_text
+from .sheet import WOUNDS_MAX, odd_die_bonus, trait_label, wound_note, wound_text
 
 ATTACK_SKILLS = tuple(skill for skill in rules.SKILLS if skill.attack)
 ARROW = rules.ARROWS[0]  # the standard arrow
-ARMOR_MAX = 50
+ARMOR_MAX = rules.ARMOR_MAX
 OUT_RANKS = (rules.OUT, rules.DEAD)
 
 
 def _rank_field(label: str, initial: int, *, low: int = rules.TRAIT_MIN, high: int = rules.TRAIT_MAX):
-    return forms.IntegerField(min_value=low, max_value=high, initial=initial, label=label)
+    return WholeNumberField(min_value=low, max_value=high, initial=initial, label=label)
 
 
 class L5RNpcForm(forms.Form):
@@ -66,13 +68,13 @@ class L5RNpcForm(forms.Form):
     attack_skill = _rank_field("Attack skill", 2, low=rules.SKILL_MIN, high=rules.SKILL_MAX)
     weapon_rolled = _rank_field("Weapon DR rolled", 3, low=0, high=rules.TEN_DICE)
     weapon_kept = _rank_field("Weapon DR kept", 2, low=1, high=rules.TEN_DICE)
-    armor = forms.IntegerField(
+    armor = WholeNumberField(
         min_value=0, max_value=ARMOR_MAX, initial=0, label="Armor TN bonus", help_text="On 5 x Reflexes + 5."
     )
 
 
 def _change_field(down: int, up: int, label: str):
-    return forms.IntegerField(min_value=-down, max_value=up, initial=0, required=False, label=label)
+    return WholeNumberField(min_value=-down, max_value=up, initial=0, required=False, label=label)
 
 
 class L5RStartForm(forms.Form):
@@ -84,23 +86,16 @@ class L5RStartForm(forms.Form):
 
 
 def _raises_field(void: int):
-    return forms.IntegerField(min_value=0, max_value=void, initial=0, required=False, label="Raises called")
+    return WholeNumberField(min_value=0, max_value=void, initial=0, required=False, label="Raises called")
 
 
 def _void_field():
     return forms.BooleanField(required=False, label="Void point (+1k1)")
 
 
-def _armor_field():
-    return forms.IntegerField(
-        min_value=0, max_value=ARMOR_MAX, initial=0, required=False, label="Armor (sheet target)"
-    )
-
-
 class L5RNpcAttackForm(forms.Form):
     raises = _raises_field(rules.TRAIT_MAX)  # checked against the NPC's own Void when it attacks
     use_void = _void_field()
-    armor = _armor_field()
 
 
 def _weapon_label(row) -> str:
@@ -127,7 +122,6 @@ def _attack_form(character) -> type[forms.Form]:
         "weapon": forms.ChoiceField(choices=weapon_choices, initial=initial, label="Weapon"),
         "raises": _raises_field(sheet.void),
         "use_void": _void_field(),
-        "armor": _armor_field(),
     }
     return type("L5RAttackForm", (forms.Form,), fields)
 
@@ -156,7 +150,7 @@ class Fighter:
     void_spent: int
     school_rank: int
     wounds: int
-    armor: int | None  # None: a sheet, which records no armor
+    armor: int  # the armor's bonus to the Armor TN
 
     @property
     def wound_level(self) -> rules.WoundLevel:
@@ -191,7 +185,7 @@ def fighter(combatant) -> Fighter:
         sheet.void_spent,
         sheet.school_rank,
         sheet.wounds,
-        None,
+        sheet.armor,
     )
 
 
@@ -205,7 +199,6 @@ class AttackPlan:
     damage_words: str  # "Katana 3k2 + Strength 2"
     raises: int
     use_void: bool
-    armor: int  # the armor bonus of a target with a sheet
 
 
 class L5RCombat(CombatRules):
@@ -274,7 +267,7 @@ class L5RCombat(CombatRules):
     # ----- a turn ---------------------------------------------------------------------------------
 
     def actions(self, encounter, actor, combatants):
-        if actor.state.get("attacked"):
+        if actor.state.get("attacked") or not rules.can_attack(fighter(actor).wound_level):
             return []
         foes = tuple(c for c in combatants if c.side != actor.side and not self.is_out(c))
         numbers = fighter(actor)
@@ -288,8 +281,8 @@ class L5RCombat(CombatRules):
                 targets=foes,
                 help=(
                     "Skill + its trait (Agility; Reflexes for Kyujutsu) against the target's Armor TN, "
-                    "+5 per raise; a hit rolls damage at once, +1k0 per raise. Sheets record no armor: "
-                    f"type a sheet target's armor bonus.{wounded}"
+                    "+5 per raise (armor from the target's sheet or numbers); a hit rolls damage at once, "
+                    f"+1k0 per raise.{wounded}"
                 ),
             )
         ]
@@ -297,14 +290,16 @@ class L5RCombat(CombatRules):
     def act(self, encounter, actor, action, target, data, roller, author):
         if action != "attack":
             raise EncounterError("That action is not open to this combatant now.")
-        plan = self._plan(actor, data)
         attacker, defender = fighter(actor), fighter(target)
+        if not rules.can_attack(attacker.wound_level):
+            level = attacker.wound_level
+            raise EncounterError(f"{actor.name} is {level.name}: {wound_note(level)}.")
+        plan = self._plan(actor, data)
         if plan.raises > attacker.void:
             raise EncounterError(f"With Void {attacker.void} at most {attacker.void} raises can be called.")
         if plan.use_void and attacker.void_spent >= attacker.void:
             raise EncounterError(f"{actor.name} has no Void points left: all {attacker.void} are spent.")
-        armor = defender.armor if defender.armor is not None else plan.armor
-        armor_tn = rules.armor_tn(defender.reflexes, armor=armor)
+        armor_tn = rules.armor_tn(defender.reflexes, armor=defender.armor)
         tn_plan = rules.plan_raises(
             armor_tn + attacker.penalty,
             raises=plan.raises,
@@ -388,8 +383,7 @@ class L5RCombat(CombatRules):
                 pool.rolled + 1, pool.kept + 1, pool.bonus, pool.explode, pool.raises_allowed, pool.attack
             )
         damage = rules.Pool(damage.rolled + raises, damage.kept, damage.bonus)
-        armor = options["armor"] or 0
-        return AttackPlan(pool, words, damage, damage_words, raises, use_void, armor)
+        return AttackPlan(pool, words, damage, damage_words, raises, use_void)
 
     @staticmethod
     def _weapon_damage(character, choice: str, skill: rules.Skill) -> tuple[rules.Pool, str]:
@@ -456,12 +450,14 @@ class L5RCombat(CombatRules):
         if not for_gm and combatant.side == combatant.Side.GM:
             return "" if level.name == "Healthy" else level.name
         out_at = rules.wound_levels(numbers.earth)[-2].limit + 1  # the first wound past Down
-        armor_tn = rules.armor_tn(numbers.reflexes, armor=numbers.armor or 0)
+        armor_tn = rules.armor_tn(numbers.reflexes, armor=numbers.armor)
         parts = [
             f"Wounds {numbers.wounds} ({wound_text(level)}; Out at {out_at})",
             f"Armor TN {armor_tn}",
             f"Void points {max(0, numbers.void - numbers.void_spent)}/{numbers.void}",
         ]
+        if wound_note(level):
+            parts.insert(1, wound_note(level))
         return " · ".join(parts)
 
     def is_out(self, combatant):

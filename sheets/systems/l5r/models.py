@@ -19,6 +19,10 @@ class L5RSheet(models.Model):
     school = models.CharField(max_length=80, blank=True)
     school_rank = models.PositiveSmallIntegerField(default=1)
     wounds = models.PositiveSmallIntegerField(default=0)
+    # The worn armor's bonus to the Armor TN (light +3, heavy +5 is the usual reading; 0 for none).
+    armor = models.PositiveSmallIntegerField(default=0)
+    # Experience the GM has awarded since creation; what is unspent is derived (sheet.xp_left).
+    xp_awarded = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -31,6 +35,7 @@ class L5RSheet(models.Model):
             models.CheckConstraint(
                 condition=Q(school_rank__gte=1, school_rank__lte=10), name="l5r_school_rank"
             ),
+            models.CheckConstraint(condition=Q(armor__lte=rules.ARMOR_MAX), name="l5r_armor_bonus"),
         ]
 
     def __str__(self) -> str:

@@ -13,6 +13,14 @@ on the sheet, and the rolls themselves: each call into the engine passes it as `
 Wounds are a number on the sheet; the rank they fall in (``rules.l5r.wound_rank`` with Earth, the lower
 of Stamina and Willpower) is shown beside them, and its TN penalty is added to the TN of every TN roll
 made from the sheet (and in encounters), before raises. Damage rolls have no TN and take no penalty.
+At Out (or Dead) the sheet refuses every roll: the character is unconscious.
+
+Campaign option ``l5r_starting_xp`` (a number, 40 unless the GM sets another): the builder's budget.
+Ranks cost the common 4th-edition table (``rules.l5r.build_cost``); what a character has left is the
+budget now + the GM's awards - what its ranks cost, so the GM's later change reaches existing sheets.
+Players buy ranks with XP (``xp_spend``); typing a rank in is the GM's correction (``gm_only``).
+
+Armor: ``L5RSheet.armor`` is the armor's bonus to the Armor TN, shown with the Armor TN it makes.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import F
 
+from campaigns.forms import WholeNumberField
+from campaigns.systems import NumberOption
 from rules import l5r as rules
 from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import (
@@ -33,16 +43,28 @@ from sheets.contract import (
     RollButton,
     RollResult,
     SheetSystem,
+    XpOffer,
     rules_error_to_validation,
 )
+from sheets.services import character_change
 
 from .models import L5RSheet, L5RSkill, L5RWeapon
 
 ODD_DIE_OPTION = "l5r_odd_die_bonus"
+BUDGET_OPTION = NumberOption(
+    "l5r_starting_xp",
+    "Starting XP budget",
+    "The XP a new character spends on traits, Void, skills and emphases above the base of 2 in every "
+    "trait and Void. Changing it changes what every character here has left to spend.",
+    default=rules.STARTING_XP,
+    min_value=0,
+    max_value=1000,
+)
 TRAIT_LABELS = {trait: trait.capitalize() for trait in rules.TRAITS}
 RING_LABELS = {ring: ring.value.capitalize() for ring in rules.Ring}
 ELEMENTAL_RINGS = tuple(ring for ring in rules.Ring if ring is not rules.Ring.VOID)
 WOUNDS_MAX = 999
+XP_TOTAL_MAX = 9999
 SCHOOL_MAX_LENGTH = L5RSheet._meta.get_field("school").max_length
 EMPHASIS_MAX_LENGTH = L5RSkill._meta.get_field("emphasis").max_length
 
@@ -68,6 +90,33 @@ def odd_die_bonus(campaign) -> bool:
     return bool((campaign.options or {}).get(ODD_DIE_OPTION))
 
 
+def starting_xp(campaign) -> int:
+    """The campaign's starting budget, read at every use so the GM's change reaches existing sheets."""
+    return BUDGET_OPTION.value(campaign.options)
+
+
+def emphasis_count(text: str) -> int:
+    """Emphases are written in one field, separated by commas ("Deceit, Poison" is two)."""
+    return sum(1 for part in (text or "").split(",") if part.strip())
+
+
+def sheet_cost(sheet: L5RSheet, skills) -> int:
+    """The XP the sheet's ranks cost from the base: what its build and every later purchase spent."""
+    return rules.build_cost(
+        sheet.trait_values(),
+        void=sheet.void,
+        skills={skill.name: skill.rank for skill in skills},
+        emphases=sum(emphasis_count(skill.emphasis) for skill in skills if skill.rank),
+    )
+
+
+def xp_left(character, skills=None) -> int:
+    """Budget + awards - what the sheet's ranks cost; below 0 when the GM let it go over."""
+    skills = list(character.l5r_skills.all()) if skills is None else skills
+    sheet = character.l5r
+    return starting_xp(character.campaign) + sheet.xp_awarded - sheet_cost(sheet, skills)
+
+
 def _earth(sheet: L5RSheet) -> int:
     return min(sheet.stamina, sheet.willpower)
 
@@ -80,6 +129,15 @@ def wound_state(sheet: L5RSheet) -> rules.WoundLevel:
 def wound_text(level: rules.WoundLevel) -> str:
     """ "Nicked +3", "Healthy", "Out": the rank and the TN penalty it adds."""
     return f"{level.name} +{level.tn_penalty}" if level.tn_penalty else level.name
+
+
+def wound_note(level: rules.WoundLevel) -> str:
+    """What the rank still allows, where it takes something away (the Down and Out readings)."""
+    if not rules.can_roll(level):
+        return "unconscious: no actions, no rolls"
+    if not rules.can_attack(level):
+        return "no attacks or other Complex Actions"
+    return ""
 
 
 def trait_label(trait: str) -> str:
@@ -134,7 +192,7 @@ def _int_or_none(raw: Any) -> int | None:
 
 def _number(low: int, high: int, initial: int, label: str | None = None, required: bool = True):
     # No min_value/max_value: the range check in clean() gives every bad field its own message at once.
-    return forms.IntegerField(
+    return WholeNumberField(
         initial=initial,
         label=label,
         required=required,
@@ -148,6 +206,13 @@ class L5RBuilderForm(forms.Form):
         max_length=SCHOOL_MAX_LENGTH, help_text="The school that trained you, e.g. Hida Bushi School."
     )
     school_rank = _number(1, 10, 1, "School rank")
+    armor = WholeNumberField(
+        required=False,
+        initial=0,
+        label="Armor TN bonus",
+        help_text="What your armor adds to your Armor TN: light armor +3, heavy +5, none 0.",
+        widget=forms.NumberInput(attrs={"min": 0, "max": rules.ARMOR_MAX, "inputmode": "numeric"}),
+    )
     weapons = forms.MultipleChoiceField(
         choices=[(key, _weapon_choice_label(w)) for key, w in WEAPON_CHOICES.items()],
         required=False,
@@ -158,9 +223,11 @@ class L5RBuilderForm(forms.Form):
         required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}), label="Background"
     )
 
-    def __init__(self, *args, odd_die_bonus: bool = False, **kwargs):
+    def __init__(self, *args, odd_die_bonus: bool = False, budget: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.odd_die_bonus = odd_die_bonus
+        # None: the rulebook's samples and the demo, built without a campaign's budget.
+        self.budget = budget
         for trait in rules.TRAITS:
             self.fields[trait] = _number(rules.TRAIT_MIN, rules.TRAIT_MAX, 2, TRAIT_LABELS[trait])
         self.fields["void"] = _number(rules.TRAIT_MIN, rules.TRAIT_MAX, 2, "Void")
@@ -229,6 +296,25 @@ class L5RBuilderForm(forms.Form):
             )
         return rows
 
+    def cost(self) -> int | None:
+        """What the typed ranks cost in XP so far; None while a rank is missing or out of range."""
+        traits = self._traits()
+        if None in traits.values():
+            return None
+        skills = {}
+        emphases = 0
+        for name, skill in SKILL_FIELDS.items():
+            raw = self.data.get(self.add_prefix(name)) if self.is_bound else None
+            rank = _int_or_none(raw) if str(raw or "").strip() else 0
+            if rank is None or not rules.SKILL_MIN <= rank <= rules.SKILL_MAX:
+                return None
+            skills[skill.name] = rank
+            if rank:
+                raw_emphasis = self.data.get(self.add_prefix(f"{name}_emphasis")) if self.is_bound else ""
+                emphases += emphasis_count(str(raw_emphasis or ""))
+        void = traits.pop("void")
+        return rules.build_cost(traits, void=void, skills=skills, emphases=emphases)
+
     def _pool_display(self, trait: int | None, rank: int | None) -> str:
         if trait is None or rank is None or not rules.SKILL_MIN <= rank <= rules.SKILL_MAX:
             return "-"
@@ -243,6 +329,9 @@ class L5RBuilderForm(forms.Form):
         for trait in (*rules.TRAITS, "void"):
             self._check_range(data, trait, rules.TRAIT_MIN, rules.TRAIT_MAX)
         self._check_range(data, "school_rank", 1, 10)
+        if data.get("armor") is None and "armor" not in self.errors:
+            data["armor"] = 0  # an export from before armor was recorded
+        self._check_range(data, "armor", 0, rules.ARMOR_MAX)
         skills = {}
         for name, skill in SKILL_FIELDS.items():
             if data.get(name) is None and name not in self.errors:
@@ -264,6 +353,19 @@ class L5RBuilderForm(forms.Form):
         except rules.L5RFieldError as error:
             field = error.field if error.field in self.fields else f"skill_{_slug(error.field)}"
             raise ValidationError({field if field in self.fields else None: str(error)}) from None
+        emphases = sum(emphasis_count(data[f"{name}_emphasis"]) for name in SKILL_FIELDS)
+        cost = rules.build_cost(
+            {trait: data[trait] for trait in rules.TRAITS},
+            void=data["void"],
+            skills=skills,
+            emphases=emphases,
+        )
+        if self.budget is not None and cost > self.budget:
+            raise ValidationError(
+                f"This character costs {cost} XP; the campaign's starting budget is {self.budget} XP "
+                f"({cost - self.budget} over). Traits cost 4 x each new rank above 2, Void 6 x, a skill "
+                "its new rank, an emphasis 2."
+            )
         return data
 
     def _check_range(self, data, name: str, low: int, high: int) -> bool:
@@ -280,7 +382,7 @@ class L5RBuilderForm(forms.Form):
 
 
 def _small_number(low: int, high: int, initial: int, label: str):
-    return forms.IntegerField(
+    return WholeNumberField(
         min_value=low,
         max_value=high,
         initial=initial,
@@ -341,6 +443,7 @@ class L5RSystem(SheetSystem):
             "Ten Dice house rule: odd die +2",
             "Over ten rolled dice, an odd die left over adds +2 instead of being lost.",
         ),
+        BUDGET_OPTION,
     )
     template = "l5r/sheet.html"
     builder_template = "l5r/builder.html"
@@ -348,7 +451,8 @@ class L5RSystem(SheetSystem):
     # ----- builder ---------------------------------------------------------------------------------
 
     def builder_form(self, *, campaign, data=None, trusted=False):
-        return L5RBuilderForm(data, odd_die_bonus=odd_die_bonus(campaign))
+        budget = None if trusted else starting_xp(campaign)
+        return L5RBuilderForm(data, odd_die_bonus=odd_die_bonus(campaign), budget=budget)
 
     def create(self, *, character, cleaned_data):
         L5RSheet.objects.create(
@@ -357,6 +461,7 @@ class L5RSystem(SheetSystem):
             void=cleaned_data["void"],
             school=cleaned_data["school"],
             school_rank=cleaned_data["school_rank"],
+            armor=cleaned_data.get("armor") or 0,
         )
         L5RSkill.objects.bulk_create(
             L5RSkill(
@@ -416,19 +521,20 @@ class L5RSystem(SheetSystem):
             "weapons": ["katana", "wakizashi", "yumi"],
             "notes": "A Scorpion archer who never shows the same face twice.",
         }
+        # Tishi is built within the usual 40 XP (36); Shinai, the seed's archer, costs 69, past it.
         tishi = {
             "name": "Isawa Tishi",
             "school": "Isawa Shugenja School",
             "school_rank": 1,
             "stamina": 2,
-            "willpower": 3,
+            "willpower": 2,
             "strength": 2,
             "perception": 2,
             "agility": 3,
             "intelligence": 3,
             "reflexes": 2,
             "awareness": 2,
-            "void": 3,
+            "void": 2,
             "skill_spellcraft": 2,
             "skill_lore": 2,
             "skill_lore_emphasis": "Theology",
@@ -466,6 +572,19 @@ class L5RSystem(SheetSystem):
             "school_fields": [self.field(character, "school"), self.field(character, "school_rank")],
             "wounds_field": self.field(character, "wounds"),
             "wound_rank": wound_state(sheet),
+            "wound_note": wound_note(wound_state(sheet)),
+            "armor_field": self.field(character, "armor"),
+            "armor_tn": rules.armor_tn(sheet.reflexes, armor=sheet.armor),
+            "xp_help": (
+                "A trait costs 4 x its new rank, Void 6 x, a skill its new rank, an emphasis 2. "
+                "Left to spend: the table's starting budget + XP awarded - what the ranks cost."
+            ),
+            "l5r_xp": {
+                "budget": starting_xp(character.campaign),
+                "awarded": sheet.xp_awarded,
+                "spent": sheet_cost(sheet, skills),
+                "left": xp_left(character, skills),
+            },
             "skills": [
                 {
                     "row": skill,
@@ -521,9 +640,19 @@ class L5RSystem(SheetSystem):
     def field(self, character, path):
         sheet = character.l5r
         if path in rules.TRAITS or path == "void":
+            # Players buy ranks with XP; typing one in is the GM's correction.
             return EditableField(
-                path, trait_label(path), getattr(sheet, path), min=rules.TRAIT_MIN, max=rules.TRAIT_MAX
+                path,
+                trait_label(path),
+                getattr(sheet, path),
+                min=rules.TRAIT_MIN,
+                max=rules.TRAIT_MAX,
+                gm_only=True,
             )
+        if path == "armor":
+            return EditableField(path, "Armor TN bonus", sheet.armor, min=0, max=rules.ARMOR_MAX)
+        if path == "xp_awarded":
+            return EditableField(path, "XP awarded", sheet.xp_awarded, min=0, max=XP_TOTAL_MAX, gm_only=True)
         if path == "void_spent":
             return EditableField(path, "Void points spent", sheet.void_spent, min=0, max=sheet.void)
         if path == "school":
@@ -537,10 +666,15 @@ class L5RSystem(SheetSystem):
         kind, _, rest = path.partition(":")
         ident, _, part = rest.partition(":")
         if kind == "skill" and ident.isdigit():
-            skill = character.l5r_skills.filter(pk=int(ident)).first()
+            skill = next((s for s in character.l5r_skills.all() if s.pk == int(ident)), None)
             if skill is not None and part == "rank":
                 return EditableField(
-                    path, f"{skill.name} rank", skill.rank, min=rules.SKILL_MIN, max=rules.SKILL_MAX
+                    path,
+                    f"{skill.name} rank",
+                    skill.rank,
+                    min=rules.SKILL_MIN,
+                    max=rules.SKILL_MAX,
+                    gm_only=True,
                 )
             if skill is not None and part == "emphasis":
                 return EditableField(
@@ -550,9 +684,10 @@ class L5RSystem(SheetSystem):
                     input_type="text",
                     max_length=EMPHASIS_MAX_LENGTH,
                     required=False,  # a skill may have no emphasis
+                    gm_only=True,  # each emphasis costs XP: players add them with XP
                 )
         if kind == "weapon" and ident.isdigit():
-            weapon = character.l5r_weapons.filter(pk=int(ident)).first()
+            weapon = next((w for w in character.l5r_weapons.all() if w.pk == int(ident)), None)
             if weapon is not None and weapon.bow_strength is not None and part == "bow_strength":
                 return EditableField(
                     path, f"{weapon.name} strength", weapon.bow_strength, min=1, max=rules.TRAIT_MAX
@@ -761,6 +896,9 @@ class L5RSystem(SheetSystem):
         item = next((i for i in rollables if i["key"] == key), None)
         if item is None:
             raise KeyError(key)
+        level = wound_state(sheet)
+        if not rules.can_roll(level):
+            raise ValidationError(f"{character.name} is {level.name}: {wound_note(level)} until healed.")
         odd = odd_die_bonus(character.campaign)
         changes = []
         request = {"key": key, "odd_die_bonus": odd}
@@ -841,12 +979,151 @@ class L5RSystem(SheetSystem):
             },
         )
 
+    # ----- experience: the GM awards it, the player spends it at the common 4th-edition costs ------
+
+    def xp(self, character):
+        return max(0, xp_left(character))
+
+    def xp_award(self, *, character, amount, author):
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= self.xp_award_max:
+            raise ValidationError(f"Award from 1 to {self.xp_award_max} XP at a time.")
+        with character_change(character=character, author=author, reason=f"Awarded {amount} XP"):
+            sheet = character.l5r
+            sheet.refresh_from_db(fields=["xp_awarded"])
+            if sheet.xp_awarded + amount > XP_TOTAL_MAX:
+                raise ValidationError(f"A sheet holds at most {XP_TOTAL_MAX} XP awarded in all.")
+            sheet.xp_awarded += amount
+            sheet.save(update_fields=["xp_awarded"])
+
+    def xp_spends(self, character):
+        sheet = character.l5r
+        skills = {skill.name.lower(): skill for skill in character.l5r_skills.all()}
+        left = xp_left(character, list(skills.values()))
+        offers = []
+
+        def offer(key, what, rank, cost, seen, **kwargs):
+            if cost is None:
+                offers.append(XpOffer(key, f"{what} {rank} (the highest rank)", None, seen))
+            elif cost > left:
+                offers.append(
+                    XpOffer(key, f"{what} {rank} → {rank + 1} ({cost} XP; {left} left)", None, seen)
+                )
+            else:
+                offers.append(XpOffer(key, f"{what} {rank} → {rank + 1} ({cost} XP)", cost, seen, **kwargs))
+
+        for trait in rules.TRAITS:
+            rank = getattr(sheet, trait)
+            cost = rules.trait_cost(rank + 1) if rank < rules.TRAIT_MAX else None
+            offer(f"trait:{trait}", TRAIT_LABELS[trait], rank, cost, str(rank))
+        cost = rules.void_cost(sheet.void + 1) if sheet.void < rules.TRAIT_MAX else None
+        offer("void", "Void", sheet.void, cost, str(sheet.void))
+        for name, info in SKILL_FIELDS.items():
+            row = skills.get(info.name.lower())
+            rank = row.rank if row is not None else 0
+            cost = rules.skill_cost(rank + 1) if rank < rules.SKILL_MAX else None
+            offer(f"skill:{name}", info.name, rank, cost, str(rank))
+        for name, info in SKILL_FIELDS.items():
+            row = skills.get(info.name.lower())
+            if row is None or not row.rank:
+                continue
+            label = f"New {info.name} emphasis, named below ({rules.EMPHASIS_XP} XP)"
+            if rules.EMPHASIS_XP > left:
+                offers.append(XpOffer(f"emphasis:{name}", f"{label}; {left} left", None, row.emphasis))
+            else:
+                offers.append(
+                    XpOffer(f"emphasis:{name}", label, rules.EMPHASIS_XP, row.emphasis, needs_name=True)
+                )
+        return offers
+
+    def xp_spend(self, *, character, key, expected, name="", author):
+        """Buy one rank (a trait, Void, a skill) or an emphasis; ``expected`` is what the player saw, so
+        a second click or a stale tab is refused rather than paying twice. ValidationError: nothing saved."""
+        kind, _, ident = key.partition(":")
+        if kind == "trait" and ident in rules.TRAITS:
+            what = TRAIT_LABELS[ident]
+        elif kind == "void" and not ident:
+            what = "Void"
+        elif kind in ("skill", "emphasis") and ident in SKILL_FIELDS:
+            what = SKILL_FIELDS[ident].name
+        else:
+            raise KeyError(key)
+        if kind == "emphasis":
+            return self._xp_emphasis(character, SKILL_FIELDS[ident], expected, name, author)
+        with character_change(
+            character=character, author=author, reason=f"Spent XP: raised {what}"
+        ) as record:
+            # Read again under character_change's lock, so two requests cannot both spend the same XP.
+            sheet = L5RSheet.objects.get(pk=character.l5r.pk)
+            character.l5r = sheet
+            row = None
+            if kind == "skill":
+                info = SKILL_FIELDS[ident]
+                row = character.l5r_skills.filter(name__iexact=info.name).first()
+                rank = row.rank if row is not None else 0
+                top, cost_of = rules.SKILL_MAX, rules.skill_cost
+            else:
+                rank = getattr(sheet, ident or "void")
+                top, cost_of = rules.TRAIT_MAX, rules.void_cost if kind == "void" else rules.trait_cost
+            if str(rank) != expected:
+                raise ValidationError(f"{what} is {rank} now, not what you saw; look again before spending.")
+            if rank >= top:
+                raise ValidationError(f"{what} is already {top}, the highest rank.")
+            cost = cost_of(rank + 1)
+            left = xp_left(character, list(L5RSkill.objects.filter(character=character)))
+            if cost > left:
+                raise ValidationError(
+                    f"{what} {rank + 1} costs {cost} XP; {character.name} has {max(0, left)}."
+                )
+            if kind == "skill":
+                if row is None:
+                    L5RSkill.objects.create(character=character, name=info.name, rank=1, trait=info.trait)
+                else:
+                    row.rank = rank + 1
+                    row.save(update_fields=["rank"])
+            else:
+                setattr(sheet, ident or "void", rank + 1)
+                sheet.save(update_fields=[ident or "void"])
+            record["reason"] = f"Spent {cost} XP: {what} raised to {rank + 1}"
+        return cost
+
+    def _xp_emphasis(self, character, info, expected, name, author) -> int:
+        emphasis = " ".join((name or "").replace(",", " ").split())
+        if not emphasis:
+            raise ValidationError(f"Name the new {info.name} emphasis.")
+        with character_change(
+            character=character, author=author, reason=f"Spent XP: {info.name} emphasis"
+        ) as record:
+            row = character.l5r_skills.filter(name__iexact=info.name).first()
+            if row is None or not row.rank:
+                raise ValidationError(f"An emphasis needs at least one rank in {info.name}.")
+            if row.emphasis != expected:
+                raise ValidationError(
+                    f"{info.name}'s emphases changed since you looked; look again before spending."
+                )
+            known = {part.strip().lower() for part in row.emphasis.split(",")}
+            if emphasis.lower() in known:
+                raise ValidationError(f"{info.name} already has the emphasis {emphasis}.")
+            written = f"{row.emphasis}, {emphasis}" if row.emphasis else emphasis
+            if len(written) > EMPHASIS_MAX_LENGTH:
+                raise ValidationError(
+                    f"{info.name}'s emphases can be at most {EMPHASIS_MAX_LENGTH} characters in all."
+                )
+            left = xp_left(character, list(L5RSkill.objects.filter(character=character)))
+            if rules.EMPHASIS_XP > left:
+                raise ValidationError(
+                    f"An emphasis costs {rules.EMPHASIS_XP} XP; {character.name} has {max(0, left)}."
+                )
+            row.emphasis = written
+            row.save(update_fields=["emphasis"])
+            record["reason"] = f"Spent {rules.EMPHASIS_XP} XP: {info.name} emphasis {emphasis}"
+        return rules.EMPHASIS_XP
+
     # ----- export and party ------------------------------------------------------------------------
 
     def export_data(self, character):
         sheet = character.l5r
         data: dict[str, Any] = {trait: getattr(sheet, trait) for trait in rules.TRAITS}
-        data.update(void=sheet.void, school=sheet.school, school_rank=sheet.school_rank)
+        data.update(void=sheet.void, school=sheet.school, school_rank=sheet.school_rank, armor=sheet.armor)
         by_name = {skill.name.lower(): skill for skill in character.l5r_skills.all()}
         for name, info in SKILL_FIELDS.items():
             skill = by_name.get(info.name.lower())
@@ -861,7 +1138,7 @@ class L5RSystem(SheetSystem):
 
     def import_form_data(self, data):
         # Only the builder's own field names pass through; everything is validated by the builder.
-        allowed = {"school", "school_rank", "void", "weapons", *rules.TRAITS}
+        allowed = {"school", "school_rank", "void", "armor", "weapons", *rules.TRAITS}
         allowed |= set(SKILL_FIELDS) | {f"{name}_emphasis" for name in SKILL_FIELDS}
         form_data = {key: value for key, value in data.items() if key in allowed}
         if not isinstance(form_data.get("weapons", []), list):

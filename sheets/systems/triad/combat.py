@@ -2,26 +2,41 @@
 attacks as task rolls against the foe's Difficulty, damage tiers, armor, stun, dying at 0.
 
 Player characters roll everything: on their own turn to attack, and on an NPC's turn to hold off its
-attack (a defence roll against the NPC's Difficulty). Quick NPCs have one Difficulty that damage wears
-down; at 0 they are out.
+attack (a defence roll against the NPC's Difficulty, with the ability its kind of attack hurts). Quick
+NPCs have one Difficulty that damage wears down; at 0 they are out. Traits that change a fight
+(an (Adv.) trait picked for the roll, Deadly, Danger Sense, Hard To ..., Relentless, Berserker Rage)
+are played here; what must outlast the fight (death, a spent Hard To ..., a stun, Rage's advantage)
+is kept on the sheet.
 """
 
 from __future__ import annotations
 
 from django import forms
 
+from campaigns.forms import WholeNumberField
 from rules import triad as rules
 from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
+from .models import TriadTrait
+
 ABILITY_CHOICES = [(a, a.title()) for a in rules.ABILITIES]
 WEAPON_CHOICES = [("", "None")] + [(k, f"{t.name} ({t.points})") for k, t in rules.WEAPONS.items()]
 ARMOR_CHOICES = [(k, f"{t.name} ({t.points})") for k, t in rules.ARMOR.items()]
+#: What a kind of attack hurts: Body for physical, Mind for mental, Spirit for emotional or psychic.
+KIND_CHOICES = [
+    (rules.BODY, "Physical (hurts Body)"),
+    (rules.MIND, "Mental (hurts Mind)"),
+    (rules.SPIRIT, "Emotional or psychic (hurts Spirit)"),
+]
+KIND_LABELS = {rules.BODY: "physical", rules.MIND: "mental", rules.SPIRIT: "emotional"}
+#: Actions that do not use up one of the turn's two.
+FREE_ACTIONS = ("rage",)
 
 
 class TriadNpcForm(forms.Form):
-    difficulty = forms.IntegerField(
+    difficulty = WholeNumberField(
         min_value=1,
         max_value=30,
         initial=10,
@@ -29,21 +44,87 @@ class TriadNpcForm(forms.Form):
     )
     weapon = forms.ChoiceField(choices=WEAPON_CHOICES, required=False, initial="light")
     armor = forms.ChoiceField(choices=ARMOR_CHOICES, initial="none")
+    # Not required: a form from before the choice existed (or a quick "Add") means blows to the body.
+    kind = forms.ChoiceField(
+        choices=KIND_CHOICES,
+        initial=rules.BODY,
+        required=False,
+        label="Its attacks",
+        help_text="Which score its hits take points from; armor only stops physical harm.",
+    )
 
 
 class TriadAttackForm(forms.Form):
     ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY)
-    advantages = forms.IntegerField(min_value=0, max_value=9, initial=0, required=False)
-    disadvantages = forms.IntegerField(min_value=0, max_value=9, initial=0, required=False)
+    trait = forms.ChoiceField(
+        choices=[("", "None")],
+        required=False,
+        label="A related (Adv.) trait",
+        help_text="Advantage on the roll, and a tie with the Difficulty counts as a full success.",
+    )
+    advantages = WholeNumberField(min_value=0, max_value=9, initial=0, required=False)
+    disadvantages = WholeNumberField(min_value=0, max_value=9, initial=0, required=False)
 
 
 class TriadDefendForm(forms.Form):
-    disadvantages = forms.IntegerField(min_value=0, max_value=9, initial=0, required=False)
+    kind = forms.ChoiceField(
+        choices=[("", "Its usual kind")] + KIND_CHOICES,
+        required=False,
+        label="This attack is",
+    )
+    trait = forms.ChoiceField(
+        choices=[("", "None")],
+        required=False,
+        label="The defender's related (Adv.) trait",
+        help_text="Advantage on the defence, and a tie counts as holding it off.",
+    )
+    disadvantages = WholeNumberField(min_value=0, max_value=9, initial=0, required=False)
+
+
+class TriadRageForm(forms.Form):
+    source = forms.ChoiceField(
+        choices=[(rules.MIND, "Mind"), (rules.SPIRIT, "Spirit")],
+        initial=rules.SPIRIT,
+        label="Take the point from",
+    )
+
+
+def _with_traits(form_class: type[forms.Form], choices: list[tuple[str, str]]) -> type[forms.Form]:
+    """``form_class`` whose trait list is these (Adv.) traits: only they can be picked."""
+
+    class Form(form_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.fields["trait"].choices = [("", "None"), *choices]
+
+    Form.__name__ = form_class.__name__
+    return Form
+
+
+def _adv_traits(character) -> list[TriadTrait]:
+    return [t for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT and t.adv]
+
+
+def _trait_names(character) -> frozenset[str]:
+    return frozenset(t.name for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT)
+
+
+def _picked_trait(character, picked: str) -> TriadTrait | None:
+    if not picked:
+        return None
+    trait = next((t for t in _adv_traits(character) if str(t.pk) == picked), None)
+    if trait is None:
+        raise EncounterError(f"That (Adv.) trait is not {character.name}'s.")
+    return trait
 
 
 def _dice(result) -> tuple[Die, ...]:
     kept_index = result.faces.index(result.kept)
     return tuple(Die(face, kept=i == kept_index, sides=rules.DIE) for i, face in enumerate(result.faces))
+
+
+def _label(ability: str) -> str:
+    return ability.title()
 
 
 class TriadCombat(CombatRules):
@@ -56,6 +137,7 @@ class TriadCombat(CombatRules):
             "max_difficulty": cleaned_data["difficulty"],
             "weapon": cleaned_data.get("weapon") or "",
             "armor": cleaned_data.get("armor") or "none",
+            "kind": cleaned_data.get("kind") or rules.BODY,
         }
 
     # ----- order ----------------------------------------------------------------------------------
@@ -75,20 +157,22 @@ class TriadCombat(CombatRules):
                 )
             else:
                 sheet = combatant.character.triad
-                edge = -1 if sheet.stunned else 0
+                # Danger Sense: advantage on initiative. A stun waits for the character's next turn.
+                sensed = "Danger Sense" in _trait_names(combatant.character)
                 entry = rules.roll_initiative(
                     roller,
                     str(combatant.pk),
                     body=sheet.body,
                     mind=sheet.mind,
                     spirit=sheet.spirit,
-                    edge=edge,
+                    edge=int(sensed),
                 )
                 best = max(sheet.body, sheet.mind, sheet.spirit)
                 lines.append(
                     RollResult(
                         label=f"{combatant.name} initiative",
-                        summary=f"d20 {entry.die} or best ability {best}: {entry.value}",
+                        summary=f"d20 {entry.die} or best ability {best}: {entry.value}"
+                        + (" (Danger Sense: advantage)" if sensed else ""),
                         dice=tuple(Die(f, kept=f == entry.die, sides=rules.DIE) for f in entry.faces),
                         total=entry.value,
                         character=combatant.character,
@@ -107,63 +191,127 @@ class TriadCombat(CombatRules):
         return []  # what lasts in Triad lasts until a character's next turn, not a round
 
     def begin_turn(self, encounter, actor, author):
-        # Evading lasts until the evader's next turn; a stun taken before this turn spoils this one.
-        stunned = actor.character is not None and actor.character.triad.stunned
-        actor.state = {
-            "actions": 0,
-            "stunned_this_turn": stunned,
-            **({"dead": True} if actor.state.get("dead") else {}),
-        }
+        # Evading lasts until the evader's next turn. A stun taken before this turn spoils this one:
+        # a player character's waits on the sheet, an NPC's on its combatant.
+        if actor.character is not None:
+            stunned = actor.character.triad.stunned
+        else:
+            stunned = bool(actor.state.get("stunned"))
+        actor.state = {"actions": 0, "stunned_this_turn": stunned}
         return []
 
     def end_turn(self, encounter, actor, author):
-        if actor is None or actor.character is None or not actor.state.get("stunned_this_turn"):
+        if actor is None or not actor.state.get("stunned_this_turn"):
             return []
-        sheet = actor.character.triad
-        with character_change(character=actor.character, author=author, reason="Stun wears off"):
-            sheet.stunned = False
-            sheet.save(update_fields=["stunned"])
+        # A stun taken during this very turn is for the next one: it stays.
+        restunned = actor.state.get("stunned_anew", False)
+        actor.state = {k: v for k, v in actor.state.items() if k not in ("stunned_this_turn", "stunned_anew")}
+        if restunned:
+            return []
+        if actor.character is not None:
+            sheet = actor.character.triad
+            with character_change(character=actor.character, author=author, reason="Stun wears off"):
+                sheet.stunned = False
+                sheet.save(update_fields=["stunned"])
         return [
             RollResult(
                 label=f"{actor.name} shakes off the stun",
                 summary="No longer stunned.",
                 character=actor.character,
+                secret=actor.character is None,
             )
         ]
 
     # ----- a turn ---------------------------------------------------------------------------------
 
     def actions(self, encounter, actor, combatants):
-        if actor.state.get("actions", 0) >= rules.ACTIONS_PER_TURN:
-            return []
         foes = tuple(c for c in combatants if c.side != actor.side and not self.is_out(c))
-        if actor.character is not None:
+        if actor.character is None:
+            if actor.state.get("actions", 0) >= rules.ACTIONS_PER_TURN:
+                return []
+            targets = tuple(f for f in foes if f.character is not None)
+            choices = [(str(t.pk), f"{f.name}: {t.name}") for f in targets for t in _adv_traits(f.character)]
             return [
                 Action(
                     "attack",
                     "Attack",
                     needs_target=True,
-                    form_class=TriadAttackForm,
+                    form_class=_with_traits(TriadDefendForm, choices),
+                    targets=targets,
+                    help="The player character rolls to hold it off, against its Difficulty, with the "
+                    "score its kind of attack hurts. A dying character cannot: the hit lands.",
+                ),
+                Action("move", "Move"),
+            ]
+        return self._pc_actions(actor, foes)
+
+    def _pc_actions(self, actor, foes):
+        character = actor.character
+        sheet = character.triad
+        traits = _trait_names(character)
+        used = actor.state.get("actions", 0)
+        if sheet.dead:
+            return []
+        if sheet.dying:
+            # A dying character takes no actions; it may only crawl, once a turn.
+            if actor.state.get("crawled"):
+                return []
+            return [
+                Action("crawl", "Crawl", help=f"Dying: crawl up to {rules.CRAWL_FEET} feet, nothing else.")
+            ]
+        attack_form = _with_traits(TriadAttackForm, [(str(t.pk), t.name) for t in _adv_traits(character)])
+        offered = []
+        if used < rules.ACTIONS_PER_TURN:
+            fast = next((t for t in ("Fast (Extreme)", "Fast") if t in traits), None)
+            offered += [
+                Action(
+                    "attack",
+                    "Relentless attack" if actor.state.get("relentless") else "Attack",
+                    needs_target=True,
+                    form_class=attack_form,
                     targets=foes,
-                    help="A task roll against the foe's Difficulty; a miss lets it hit back.",
+                    help="A task roll against the foe's Difficulty; a miss lets it hit back."
+                    + (" Relentless: this one is free." if actor.state.get("relentless") else ""),
                 ),
                 Action("evade", "Evade", help="Advantage on defence rolls until this character's next turn."),
-                Action("move", "Move", help=f"Up to {rules.MOVE_FEET} feet."),
+                Action("move", "Move", help=f"Up to {rules.move_feet(trait=fast)} feet."),
             ]
-        return [
-            Action(
-                "attack",
-                "Attack",
-                needs_target=True,
-                form_class=TriadDefendForm,
-                targets=tuple(f for f in foes if f.character is not None),
-                help="The player character rolls to hold it off, against its Difficulty.",
-            ),
-            Action("move", "Move"),
-        ]
+        elif actor.state.get("relentless") and foes:
+            offered.append(
+                Action(
+                    "attack",
+                    "Relentless attack",
+                    needs_target=True,
+                    form_class=attack_form,
+                    targets=foes,
+                    help="Relentless: the last attack dropped its target, so attack another at once.",
+                )
+            )
+        if (
+            "Berserker Rage" in traits
+            and not actor.state.get("raged")
+            and sheet.body < sheet.body_max
+            and (sheet.mind or sheet.spirit)
+        ):
+            offered.append(
+                Action(
+                    "rage",
+                    "Berserker Rage",
+                    form_class=TriadRageForm,
+                    help="Once a turn, free: 1 point from Mind or Spirit into Body, and advantage on the "
+                    "next Body task.",
+                )
+            )
+        return offered
 
     def act(self, encounter, actor, action, target, data, roller, author):
-        actor.state = {**actor.state, "actions": actor.state.get("actions", 0) + 1}
+        state = dict(actor.state)
+        free = action in FREE_ACTIONS or (action == "attack" and state.get("relentless"))
+        if action not in FREE_ACTIONS:
+            state.pop("relentless", None)  # Relentless's extra attack comes at once or not at all
+        if not free:
+            state["actions"] = state.get("actions", 0) + 1
+        actor.state = state
         if action == "move":
             return [
                 RollResult(
@@ -172,51 +320,120 @@ class TriadCombat(CombatRules):
                     secret=actor.character is None,
                 )
             ]
+        if action == "crawl":
+            actor.state["crawled"] = True
+            return [
+                RollResult(
+                    label=f"{actor.name} crawls",
+                    summary=f"Dying, {actor.name} crawls {rules.CRAWL_FEET} feet.",
+                )
+            ]
         if action == "evade":
             actor.state["evading"] = True
             return [
                 RollResult(label=f"{actor.name} evades", summary="Advantage on defence until the next turn.")
             ]
+        if action == "rage":
+            return self._rage(actor, data["source"], author)
         if actor.character is not None:
             return self._pc_attacks(actor, target, data, roller, author)
         return self._npc_attacks(actor, target, data, roller, author)
 
-    def _pc_attacks(self, actor, target, data, roller, author):
-        options = data
+    def _rage(self, actor, source, author):
         sheet = actor.character.triad
-        ability = options["ability"]
-        edge = rules.net_edge(
-            (options.get("advantages") or 0),
-            (options.get("disadvantages") or 0) + sheet.stunned,
-        )
+        before = sheet.vitals(_trait_names(actor.character))
+        after = rules.berserker_rage(before, source)
+        with character_change(character=actor.character, author=author, reason="Berserker Rage"):
+            sheet.store(after)
+            sheet.rage_advantage = True
+            sheet.save()
+        actor.state["raged"] = True
+        return [
+            RollResult(
+                label=f"{actor.name} flies into a Berserker Rage",
+                summary="Advantage on the next Body task.",
+                changes=(
+                    f"{_label(source)} {before.current(source)} -> {after.current(source)}",
+                    f"Body {before.body} -> {after.body}",
+                ),
+                character=actor.character,
+            )
+        ]
+
+    def _use_rage(self, combatant, author) -> str:
+        """Spend Berserker Rage's waiting advantage on this Body task; the line saying so."""
+        sheet = combatant.character.triad
+        with character_change(
+            character=combatant.character, author=author, reason="Berserker Rage advantage used"
+        ):
+            sheet.rage_advantage = False
+            sheet.save(update_fields=["rage_advantage"])
+        return "Berserker Rage: advantage"
+
+    def _pc_attacks(self, actor, target, data, roller, author):
+        sheet = actor.character.triad
+        traits = _trait_names(actor.character)
+        ability = data["ability"]
         if target.character is not None:
             raise EncounterError("Player characters attack the GM's side.")
+        trait = _picked_trait(actor.character, data.get("trait") or "")
+        changes = []
+        raging = sheet.rage_advantage and ability == rules.BODY
+        if raging:
+            changes.append(self._use_rage(actor, author))
+        stunned = bool(actor.state.get("stunned_this_turn"))
+        edge = rules.count_edge(
+            adv_traits=int(trait is not None),
+            advantages=(data.get("advantages") or 0) + raging,
+            disadvantages=data.get("disadvantages") or 0,
+            stunned=stunned,
+        )
         difficulty = target.stats["difficulty"]
-        odds = rules.chance(getattr(sheet, ability), difficulty, edge=edge)
-        result = rules.roll_task(roller, ability=getattr(sheet, ability), difficulty=difficulty, edge=edge)
+        current = getattr(sheet, ability)
+        adv_trait = trait is not None
+        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        result = rules.roll_task(
+            roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=adv_trait
+        )
+        kind = target.stats.get("kind", rules.BODY)
         npc_weapon = rules.weapon_damage(target.stats["weapon"]) if target.stats.get("weapon") else 0
+        deadly = "Deadly" in traits
         outcome = rules.attack(
             result.outcome,
             weapon=rules.weapon_damage(sheet.weapon),
             target_armor=rules.armor_rating(target.stats["armor"]),
+            deadly=deadly,
             counter=npc_weapon,
-            attacker_armor=rules.armor_rating(sheet.armor or "none"),
+            # Armor is worn against blows; it does nothing for a mind or spirit under attack.
+            attacker_armor=rules.armor_rating(sheet.armor or "none") if kind == rules.BODY else 0,
         )
-        changes = []
         if outcome.to_target:
             npc = rules.hit_npc(rules.Npc(target.name, difficulty), outcome.to_target)
             target.stats = {**target.stats, "difficulty": npc.difficulty}
-            changes.append(f"{target.name}: Difficulty {difficulty} -> {npc.difficulty}")
+            changes.append(
+                f"{target.name}: Difficulty {difficulty} -> {npc.difficulty}"
+                + (" (Deadly)" if deadly else "")
+            )
             if npc.down:
                 target.out = True
                 changes.append(f"{target.name} is out of the fight")
+                if "Relentless" in traits:
+                    actor.state["relentless"] = True
+                    changes.append(f"Relentless: {actor.name} may attack another foe at once")
+            elif outcome.target_stunned:
+                target.state = {**target.state, "stunned": True}
+                changes.append(f"{target.name} is stunned (disadvantage on its next turn)")
         if outcome.to_attacker:
-            changes += self._hurt(actor, outcome.to_attacker, author, source=target.name)
-        lines = [
+            changes += self._hurt(
+                actor, outcome.to_attacker, author, source=target.name, ability=kind, own_turn=True
+            )
+        notes = [n for n, on in ((trait.name if trait else "", adv_trait), ("stunned", stunned)) if on]
+        return [
             RollResult(
                 label=f"{actor.name} attacks {target.name}",
                 summary=(
-                    f"{ability.title()} {result.ability} vs {difficulty}: {result.total}, {result.outcome}"
+                    f"{_label(ability)} {result.ability} vs {difficulty}: {result.total}, {result.outcome}"
+                    + (f" ({', '.join(notes)})" if notes else "")
                 ),
                 dice=_dice(result),
                 outcome=result.outcome,
@@ -226,84 +443,125 @@ class TriadCombat(CombatRules):
                 character=actor.character,
             )
         ]
-        return lines
 
     def _npc_attacks(self, actor, target, data, roller, author):
-        options = data
         sheet = target.character.triad
+        kind = data.get("kind") or actor.stats.get("kind", rules.BODY)
         difficulty = actor.stats["difficulty"]
-        evading = target.state.get("evading", False)
-        edge = rules.net_edge(int(evading), (options.get("disadvantages") or 0) + sheet.stunned)
-        odds = rules.chance(sheet.body, difficulty, edge=edge)
-        result = rules.roll_task(roller, ability=sheet.body, difficulty=difficulty, edge=edge)
-        # The defender's roll: a success holds the NPC off, anything less lets its weapon land.
-        hit = result.outcome in (rules.MIXED, rules.FAILURE, rules.FUMBLE)
+        weapon = rules.weapon_damage(actor.stats["weapon"]) if actor.stats.get("weapon") else 0
+        armor = rules.armor_rating(sheet.armor or "none") if kind == rules.BODY else 0
+        if sheet.dying:
+            # A dying character cannot act, so it cannot hold the blow off: it lands.
+            points = rules.damage(weapon, armor=armor)
+            changes = self._hurt(target, points, author, source=actor.name, ability=kind) if points else []
+            return [
+                RollResult(
+                    label=f"{actor.name} attacks {target.name}",
+                    summary=f"{target.name} is dying and cannot defend: the {KIND_LABELS[kind]} hit lands.",
+                    changes=tuple(changes),
+                    character=target.character,
+                )
+            ]
+        trait = _picked_trait(target.character, data.get("trait") or "")
         changes = []
-        if hit and actor.stats.get("weapon"):
-            points = rules.damage(
-                rules.weapon_damage(actor.stats["weapon"]), armor=rules.armor_rating(sheet.armor or "none")
+        raging = sheet.rage_advantage and kind == rules.BODY
+        if raging:
+            changes.append(self._use_rage(target, author))
+        evading = bool(target.state.get("evading"))
+        # A stunned NPC attacks at disadvantage: in a roll only the defender makes, that is its advantage.
+        npc_stunned = bool(actor.state.get("stunned_this_turn"))
+        edge = rules.count_edge(
+            adv_traits=int(trait is not None),
+            advantages=raging + npc_stunned,
+            disadvantages=data.get("disadvantages") or 0,
+            evading=evading,
+        )
+        current = getattr(sheet, kind)
+        adv_trait = trait is not None
+        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        result = rules.roll_task(
+            roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=adv_trait
+        )
+        # The defender's roll: a success holds the NPC off, anything less lets its weapon land.
+        hit = result.failed
+        if hit and weapon:
+            points = rules.damage(weapon, armor=armor)
+            if points:
+                changes += self._hurt(target, points, author, source=actor.name, ability=kind)
+        notes = [
+            n
+            for n, on in (
+                (trait.name if trait else "", adv_trait),
+                ("evading", evading),
+                (f"{actor.name} stunned", npc_stunned),
             )
-            changes += self._hurt(target, points, author, source=actor.name)
+            if on
+        ]
         return [
             RollResult(
                 label=f"{actor.name} attacks {target.name}",
                 summary=(
-                    f"{target.name} defends with Body {result.ability} vs {difficulty}: {result.total}, "
-                    f"{result.outcome}" + (" - hit" if hit else " - held off")
+                    f"{target.name} defends with {_label(kind)} {result.ability} vs {difficulty}: "
+                    f"{result.total}, {result.outcome}"
+                    + (f" ({', '.join(notes)})" if notes else "")
+                    + (" - hit" if hit else " - held off")
                 ),
                 dice=_dice(result),
                 outcome=result.outcome,
                 total=result.total,
-                chance=odds[rules.CRITICAL] + odds[rules.SUCCESS],
+                chance=odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0),
                 changes=tuple(changes),
                 character=target.character,
             )
         ]
 
-    def _hurt(self, combatant, points: int, author, *, source: str) -> list[str]:
-        """Damage (already after armor) lands on a player character's sheet: stun, dying, death."""
+    def _hurt(
+        self, combatant, points: int, author, *, source: str, ability: str, own_turn: bool = False
+    ) -> list[str]:
+        """Damage (after armor) lands on a player character's score: stun, Hard To ..., dying, death."""
         sheet = combatant.character.triad
-        vitals = rules.Vitals(
-            sheet.body_max,
-            sheet.mind_max,
-            sheet.spirit_max,
-            sheet.body,
-            sheet.mind,
-            sheet.spirit,
-            traits=frozenset(combatant.character.triad_traits.values_list("name", flat=True)),
-            dead=combatant.state.get("dead", False),
-        )
-        report = rules.take_damage(vitals, points)
+        vitals = sheet.vitals(_trait_names(combatant.character))
+        report = rules.take_damage(vitals, points, ability=ability)
         with character_change(
             character=combatant.character, author=author, reason=f"{points} damage from {source}"
         ):
-            sheet.body = report.vitals.body
-            sheet.stunned = sheet.stunned or report.stunned
-            sheet.save(update_fields=["body", "stunned"])
-        changes = [f"{combatant.name}: Body {vitals.body} -> {report.vitals.body} ({points} damage)"]
+            fields = sheet.store(report.vitals)
+            stunned = report.stunned and not report.dead
+            sheet.stunned = sheet.stunned or stunned
+            sheet.save(update_fields=[*fields, "stunned"])
+        label = _label(ability)
+        before, after = vitals.current(ability), report.vitals.current(ability)
+        changes = [f"{combatant.name}: {label} {before} -> {after} ({points} damage)"]
         if report.saved_by:
-            changes.append(f"{report.saved_by} keeps {combatant.name} standing")
-        if report.stunned:
-            changes.append(f"{combatant.name} is stunned (disadvantage next turn)")
+            changes.append(
+                f"{report.saved_by} keeps {combatant.name} going (used until {label} is full again)"
+            )
         if report.dead:
-            combatant.state = {**combatant.state, "dead": True}
             combatant.out = True
             changes.append(f"{combatant.name} dies")
-        elif report.dying:
+            return changes
+        if stunned:
+            if own_turn:
+                combatant.state = {**combatant.state, "stunned_anew": True}
+            changes.append(f"{combatant.name} is stunned (disadvantage on the next turn)")
+        if report.dying:
             changes.append(f"{combatant.name} is dying")
         return changes
 
     def summary(self, combatant, *, for_gm):
         if combatant.character is None:
             stats = combatant.stats
+            stunned = combatant.state.get("stunned") or combatant.state.get("stunned_this_turn")
             if not for_gm:
                 return (
                     "out"
                     if combatant.out
                     else ("hurt" if stats["difficulty"] < stats["max_difficulty"] else "")
-                )
-            return f"Difficulty {stats['difficulty']}/{stats['max_difficulty']}" + (
-                " · out" if combatant.out else ""
+                ) + (" · stunned" if stunned and not combatant.out else "")
+            return (
+                f"Difficulty {stats['difficulty']}/{stats['max_difficulty']}"
+                + (" · out" if combatant.out else "")
+                + (" · stunned" if stunned and not combatant.out else "")
             )
         sheet = combatant.character.triad
         flags = [
@@ -311,7 +569,9 @@ class TriadCombat(CombatRules):
             for f, on in (
                 ("stunned", sheet.stunned),
                 ("evading", combatant.state.get("evading")),
-                ("dead", combatant.state.get("dead")),
+                ("raging", sheet.rage_advantage),
+                ("dying", sheet.dying),
+                ("dead", sheet.dead),
             )
             if on
         ]
@@ -321,6 +581,8 @@ class TriadCombat(CombatRules):
         )
 
     def is_out(self, combatant):
+        if combatant.character is not None:
+            return combatant.character.triad.dead  # the sheet decides, so undoing a death brings it back
         return combatant.out
 
 

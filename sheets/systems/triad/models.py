@@ -20,6 +20,14 @@ class TriadSheet(models.Model):
     armor = models.CharField(max_length=16, blank=True, choices=ARMOR_CHOICES)
     weapon = models.CharField(max_length=16, default="light", choices=WEAPON_CHOICES)
     stunned = models.BooleanField(default=False)
+    # Dying is any current score at 0 (read from the scores); death outlasts the fight, so it is kept.
+    dead = models.BooleanField(default=False)
+    # Each Hard To ... trait saves its ability once, then waits until that ability is full again.
+    hard_to_kill_used = models.BooleanField(default=False)
+    hard_to_confuse_used = models.BooleanField(default=False)
+    hard_to_unnerve_used = models.BooleanField(default=False)
+    # Berserker Rage's advantage waits for the next Body task, which may come in a later turn.
+    rage_advantage = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -36,6 +44,41 @@ class TriadSheet(models.Model):
 
     def __str__(self) -> str:
         return f"Triad sheet of {self.character}"
+
+    def vitals(self, traits) -> rules.Vitals:
+        """The sheet as the engine's Vitals, with the character's trait names."""
+        return rules.Vitals(
+            self.body_max,
+            self.mind_max,
+            self.spirit_max,
+            self.body,
+            self.mind,
+            self.spirit,
+            traits=frozenset(traits),
+            spent=frozenset(a for a, name in HARD_TO_USED.items() if getattr(self, name)),
+            dead=self.dead,
+        )
+
+    def store(self, vitals: rules.Vitals) -> list[str]:
+        """Copy the engine's Vitals back onto the sheet (unsaved); the names of the fields it sets."""
+        for ability in rules.ABILITIES:
+            setattr(self, ability, vitals.current(ability))
+            setattr(self, HARD_TO_USED[ability], ability in vitals.spent)
+        self.dead = vitals.dead
+        return [*rules.ABILITIES, *HARD_TO_USED.values(), "dead"]
+
+    @property
+    def dying(self) -> bool:
+        """Any score at 0: the character cannot act and only crawls (the dead are past dying)."""
+        return not self.dead and min(self.body, self.mind, self.spirit) == 0
+
+
+#: Which flag records that an ability's Hard To ... trait has saved it.
+HARD_TO_USED = {
+    rules.BODY: "hard_to_kill_used",
+    rules.MIND: "hard_to_confuse_used",
+    rules.SPIRIT: "hard_to_unnerve_used",
+}
 
 
 class TriadTrait(models.Model):

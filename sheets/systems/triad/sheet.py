@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.forms import WholeNumberField
 from rules import triad as rules
 from rules.dice import Roller, RulesError
 from sheets.contract import (
@@ -19,8 +20,9 @@ from sheets.contract import (
     SheetSystem,
     rules_error_to_validation,
 )
+from sheets.services import character_change
 
-from .models import TriadSheet, TriadTrait
+from .models import HARD_TO_USED, TriadSheet, TriadTrait
 
 ABILITY_LABELS = {rules.BODY: "Body", rules.MIND: "Mind", rules.SPIRIT: "Spirit"}
 OUTCOME_TONES = {
@@ -71,9 +73,9 @@ class TriadBuilderForm(forms.Form):
         ],
         help_text="Split exactly the tier's points over Body, Mind and Spirit, and take exactly its traits.",
     )
-    body = forms.IntegerField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
-    mind = forms.IntegerField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
-    spirit = forms.IntegerField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
+    body = WholeNumberField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
+    mind = WholeNumberField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
+    spirit = WholeNumberField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
     traits = forms.MultipleChoiceField(
         choices=TRAIT_CHOICES, required=False, widget=forms.CheckboxSelectMultiple
     )
@@ -129,11 +131,180 @@ class TriadBuilderForm(forms.Form):
 
 
 class TriadOptionsForm(forms.Form):
-    difficulty = forms.IntegerField(min_value=0, max_value=40, initial=10)
-    advantages = forms.IntegerField(min_value=0, max_value=9, initial=0, label="Advantage sources")
-    disadvantages = forms.IntegerField(min_value=0, max_value=9, initial=0, label="Disadvantage sources")
+    difficulty = WholeNumberField(min_value=0, max_value=40, initial=10)
+    advantages = WholeNumberField(min_value=0, max_value=9, initial=0, label="Advantage sources")
+    disadvantages = WholeNumberField(min_value=0, max_value=9, initial=0, label="Disadvantage sources")
     adv_trait = forms.BooleanField(required=False, label="An (Adv.) trait applies")
     extra_effort = forms.BooleanField(required=False, label="Extra effort (costs 1 point)")
+
+
+#: The sheet's play state, each a checkbox the GM can set by hand (every change is in the history).
+CONDITION_LABELS = {
+    "stunned": "Stunned (disadvantage on the next turn)",
+    "rage_advantage": "Berserker Rage: advantage on the next Body task",
+    "dead": "Dead",
+    HARD_TO_USED[rules.BODY]: "Hard To Kill used (ready again at full Body)",
+    HARD_TO_USED[rules.MIND]: "Hard To Confuse used (ready again at full Mind)",
+    HARD_TO_USED[rules.SPIRIT]: "Hard To Unnerve used (ready again at full Spirit)",
+}
+OUT_OF_TIER_OPTION = "triad_out_of_tier"
+
+
+def _out_of_tier_allowed(character) -> bool:
+    return bool(character.campaign.options.get(OUT_OF_TIER_OPTION))
+
+
+def _build(sheet, traits) -> rules.Build:
+    """The sheet's maxima and traits checked against its tier, problems listed rather than raised."""
+    listed = [t.name for t in traits if t.kind == TriadTrait.Kind.TRAIT and not t.custom]
+    return rules.validate_character(
+        tier=sheet.tier or None,
+        body=sheet.body_max,
+        mind=sheet.mind_max,
+        spirit=sheet.spirit_max,
+        traits=listed,
+        custom_traits=[t.name for t in traits if t.kind == TriadTrait.Kind.TRAIT and t.custom],
+        powers=[t.name for t in traits if t.kind == TriadTrait.Kind.POWER],
+        allow_out_of_tier=True,
+    )
+
+
+def _point_field(label: str) -> WholeNumberField:
+    return WholeNumberField(
+        min_value=0,
+        max_value=rules.ABILITY_MAX,
+        required=False,
+        label=label,
+        error_messages={
+            "invalid": f"{label}: write a whole number of points (digits 0-9).",
+            "max_value": f"{label}: at most {rules.ABILITY_MAX} points.",
+        },
+    )
+
+
+class RestForm(forms.Form):
+    """Hours of rest, and where the points go; blank splits fill Body, then Mind, then Spirit."""
+
+    hours = WholeNumberField(
+        min_value=1,
+        max_value=99,
+        label="Hours of rest",
+        error_messages={
+            "required": "Hours of rest: say how many hours (1 to 99).",
+            "invalid": "Hours of rest: a whole number from 1 to 99 (digits 0-9).",
+            "min_value": "Hours of rest: at least 1 hour.",
+            "max_value": "Hours of rest: at most 99 hours at a time.",
+        },
+    )
+    body = _point_field("Points to Body")
+    mind = _point_field("Points to Mind")
+    spirit = _point_field("Points to Spirit")
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        split = {a: data.get(a) or 0 for a in rules.ABILITIES}
+        if sum(split.values()) > data["hours"]:
+            raise ValidationError(
+                {
+                    "hours": f"{data['hours']} hours of rest recover only {data['hours']} points; "
+                    f"the split asks for {sum(split.values())}."
+                }
+            )
+        data["split"] = split
+        return data
+
+
+class TraitAddForm(forms.Form):
+    listed = forms.ChoiceField(
+        choices=[("", "Choose from the list")] + TRAIT_CHOICES, required=False, label="Trait from the list"
+    )
+    custom = forms.CharField(
+        max_length=60,
+        required=False,
+        label="Or a trait of your table's own",
+        help_text='End it with "(Adv.)" for an advantage trait.',
+    )
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        listed, custom = data.get("listed"), " ".join((data.get("custom") or "").split())
+        if bool(listed) == bool(custom):
+            raise ValidationError("Pick one trait from the list, or type one of your own, not both.")
+        if listed:
+            trait = rules.find_trait(listed)
+            data["trait"] = {
+                "name": trait.name,
+                "adv": trait.adv,
+                "ability": trait.ability or "",
+                "description": trait.summary,
+                "custom": False,
+            }
+        else:
+            name = " ".join(custom.replace("(Adv.)", "").split())
+            if not name:
+                raise ValidationError({"custom": "A trait of your own needs a name."})
+            data["trait"] = {
+                "name": name,
+                "adv": "(Adv.)" in custom,
+                "ability": "",
+                "description": "",
+                "custom": True,
+            }
+        return data
+
+
+def rest(*, character, hours: int, split: dict[str, int], author) -> list[str]:
+    """Rest ``hours``: 1 point an hour, first where ``split`` says, the rest Body, then Mind, then Spirit.
+
+    Returns the changes made; ValidationError naming the ability when a point has nowhere to go there.
+    """
+    with character_change(character=character, author=author, reason=f"Rested {hours} h") as record:
+        sheet = TriadSheet.objects.get(pk=character.triad.pk)  # read again under the version lock
+        names = [t.name for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT]
+        before = sheet.vitals(names)
+        try:
+            placed = rules.recover(before, split)
+            after = rules.rest(placed, hours - sum(split.values()))
+        except RulesError as error:
+            raise rules_error_to_validation(error) from None
+        fields = sheet.store(after)
+        # An hour's rest outlasts any stun, which is gone after one turn.
+        sheet.stunned = False
+        sheet.save(update_fields=[*fields, "stunned"])
+        changes = [
+            f"{ABILITY_LABELS[a]} {before.current(a)} -> {after.current(a)}"
+            for a in rules.ABILITIES
+            if after.current(a) != before.current(a)
+        ]
+        changes += [
+            f"{rules.HARD_TO[a]} ready again" for a in rules.ABILITIES if a in before.spent - after.spent
+        ]
+        record["reason"] = f"Rested {hours} h: " + (", ".join(changes) or "nothing to recover")
+    character.triad = sheet
+    return changes
+
+
+def trait_add(*, character, trait: dict[str, Any], author) -> TriadTrait:
+    """Give the character a trait (advancement, or a fix); refused when it already has one by that name."""
+    with character_change(character=character, author=author, reason=f"Added trait {trait['name']}"):
+        taken = character.triad_traits.filter(kind=TriadTrait.Kind.TRAIT, name__iexact=trait["name"])
+        if taken.exists():
+            raise ValidationError(f"{character.name} already has {trait['name']}.")
+        return TriadTrait.objects.create(character=character, kind=TriadTrait.Kind.TRAIT, **trait)
+
+
+def trait_remove(*, character, trait_id: int, author) -> str:
+    """Take a trait or power off the sheet; its name."""
+    row = character.triad_traits.filter(pk=trait_id).first()
+    if row is None:
+        raise ValidationError("That trait is not on this sheet.")
+    with character_change(character=character, author=author, reason=f"Removed {row.name}"):
+        row.delete()
+    return row.name
 
 
 class TriadSystem(SheetSystem):
@@ -218,6 +389,7 @@ class TriadSystem(SheetSystem):
         sheet = character.triad
         traits = list(character.triad_traits.all())
         build_points = sheet.body_max + sheet.mind_max + sheet.spirit_max
+        build = _build(sheet, traits)
         return {
             "sheet": sheet,
             "abilities": [self.field(character, a) for a in rules.ABILITIES],
@@ -225,10 +397,26 @@ class TriadSystem(SheetSystem):
             "traits": [t for t in traits if t.kind == TriadTrait.Kind.TRAIT],
             "powers": [t for t in traits if t.kind == TriadTrait.Kind.POWER],
             "tier": rules.TIERS.get(sheet.tier),
-            "out_of_tier": not sheet.tier,
+            "tier_field": self.field(character, "tier"),
+            "out_of_tier": not build.in_tier,
+            "build_problems": build.problems,
+            "out_of_tier_allowed": _out_of_tier_allowed(character),
             "build_points": build_points,
             "gear": [self.field(character, "armor"), self.field(character, "weapon")],
+            "condition": [self.field(character, path) for path in self._condition_paths(traits)],
+            "rest_form": RestForm(prefix="rest"),
+            "trait_form": TraitAddForm(prefix="trait"),
+            "sheet_oob_template": "triad/sheet.html#oob",
+            "crawl_feet": rules.CRAWL_FEET,
         }
+
+    @staticmethod
+    def _condition_paths(traits) -> list[str]:
+        """The play state a GM may need to set by hand; a Hard To ... flag only with its trait."""
+        names = {t.name for t in traits if t.kind == TriadTrait.Kind.TRAIT}
+        return ["stunned", "rage_advantage", "dead"] + [
+            HARD_TO_USED[a] for a, trait in rules.HARD_TO.items() if trait in names
+        ]
 
     def field(self, character, path):
         sheet = character.triad
@@ -244,6 +432,17 @@ class TriadSystem(SheetSystem):
                 min=rules.ABILITY_MIN,
                 max=rules.ABILITY_MAX,
             )
+        if path in CONDITION_LABELS:
+            # What the fight decided is the GM's to overrule, not the player's to wish away.
+            return EditableField(
+                path, CONDITION_LABELS[path], getattr(sheet, path), input_type="checkbox", gm_only=True
+            )
+        if path == "tier":
+            choices = [(k, t.name) for k, t in rules.TIERS.items()]
+            # "No tier" is the GM's optional rule; a sheet already without one keeps the choice.
+            if _out_of_tier_allowed(character) or not sheet.tier:
+                choices = [("", "No tier"), *choices]
+            return EditableField(path, "Tier", sheet.tier, input_type="select", choices=tuple(choices))
         if path in ("armor", "weapon"):
             return EditableField(
                 path,
@@ -257,10 +456,13 @@ class TriadSystem(SheetSystem):
     def apply_edit(self, character, path, value):
         sheet = character.triad
         setattr(sheet, path, value)
+        ability = path[:-4] if path.endswith("_max") else path
         if path.endswith("_max"):
             # Lowering a maximum drags the current score down with it; raising it leaves it alone.
-            ability = path[:-4]
             setattr(sheet, ability, min(getattr(sheet, ability), value))
+        if ability in rules.ABILITIES and getattr(sheet, ability) == getattr(sheet, f"{ability}_max"):
+            # Back to full by hand (the GM's healing, a correction): the Hard To ... trait is ready again.
+            setattr(sheet, HARD_TO_USED[ability], False)
         sheet.save()
 
     # ----- rolls -----------------------------------------------------------------------------------
@@ -282,7 +484,8 @@ class TriadSystem(SheetSystem):
     @staticmethod
     def _odds(sheet, task: Task, options) -> TaskOdds:
         """The task under the options: an (Adv.) trait adds an advantage source and wins mixed results."""
-        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + task.adv
+        rage = sheet.rage_advantage and task.ability == rules.BODY
+        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + task.adv + rage
         disadvantages = (options.get("disadvantages") or 0) + sheet.stunned
         edge = rules.net_edge(advantages, disadvantages)
         adv_trait = task.adv or bool(options.get("adv_trait"))
@@ -319,6 +522,8 @@ class TriadSystem(SheetSystem):
         task = next((t for t in self._tasks(character) if t.key == key), None)
         if task is None:
             raise KeyError(key)
+        if sheet.dead:
+            raise ValidationError(f"{character.name} is dead and rolls nothing.")
         odds = self._odds(sheet, task, options)
         ability, current, difficulty = task.ability, odds.current, odds.difficulty
         try:
@@ -339,6 +544,11 @@ class TriadSystem(SheetSystem):
             changes.append(
                 f"{ABILITY_LABELS[ability]} {current} -> {current - result.effort_spent} (extra effort)"
             )
+        if sheet.rage_advantage and ability == rules.BODY:
+            # Berserker Rage's advantage was for the next Body task: this one.
+            sheet.rage_advantage = False
+            sheet.save(update_fields=["rage_advantage"])
+            changes.append("Berserker Rage advantage used")
         kept_index = result.faces.index(result.kept)
         dice = tuple(Die(face, kept=(i == kept_index), sides=20) for i, face in enumerate(result.faces))
         floor_note = " (floored by the ability)" if result.total > result.kept else ""
@@ -383,9 +593,10 @@ class TriadSystem(SheetSystem):
 
     def party_summary(self, character):
         sheet = character.triad
+        state = "dead" if sheet.dead else ("dying" if sheet.dying else "")
         return (
             f"Body {sheet.body}/{sheet.body_max} · Mind {sheet.mind}/{sheet.mind_max} · "
-            f"Spirit {sheet.spirit}/{sheet.spirit_max}"
+            f"Spirit {sheet.spirit}/{sheet.spirit_max}" + (f" · {state}" if state else "")
         )
 
 

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("characters/<int:character_id>/freefall/kit/", views.kit, name="freefall_kit"),
+    path("characters/<int:character_id>/freefall/rest/", views.sheet_rest, name="freefall_rest"),
+]

@@ -1,0 +1,53 @@
+"""FREE/FALL's own page: the sheet's gear and programs, changed after creation."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_POST
+
+from sheets import selectors
+from sheets.models import StaleVersion
+
+from .kit import FreeFallKitForm, kit_update, rest
+from .sheet import system as freefall
+
+
+def _freefall_character(request, character_id: int):
+    character = selectors.character_for_editor(request.user, character_id)
+    if character.campaign.system != freefall.key:
+        raise Http404("This is not a FREE/FALL sheet.")
+    return character
+
+
+@require_POST
+def sheet_rest(request, character_id: int):
+    character = _freefall_character(request, character_id)
+    if rest(character=character, author=request.user):
+        messages.success(request, f"{character.name} rests: temporary harm cleared, spent points back.")
+    else:
+        messages.info(request, f"{character.name} is already rested.")
+    return redirect(character)
+
+
+def kit(request, character_id: int):
+    character = _freefall_character(request, character_id)
+    data = request.POST if request.method == "POST" else None
+    form = FreeFallKitForm(character, data)
+    status = 200
+    if data is not None and form.is_bound:
+        if form.is_valid():
+            try:
+                kit_update(character=character, form=form, author=request.user)
+            except StaleVersion:
+                form.add_error(None, "The sheet changed since this page was loaded; reload it and retry.")
+            else:
+                messages.success(request, f"{character.name}'s gear and programs are saved.")
+                return redirect(character)
+        status = 422 if request.htmx else 200
+    return TemplateResponse(
+        request,
+        "freefall/kit.html",
+        {"character": character, "campaign": character.campaign, "form": form},
+        status=status,
+    )

@@ -1,0 +1,93 @@
+"""Triad between fights: resting to recover points, and traits gained or lost (advancement, fixes)."""
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from campaigns.forms import IdField
+from sheets import selectors
+
+from . import sheet as triad
+
+
+class TraitRemoveForm(forms.Form):
+    trait = IdField(label="Trait", error_messages={"required": "Pick the trait to remove."})
+
+
+def _triad_character(request, character_id: int):
+    """The character if the user may change its sheet (its player or the GM) and it plays Triad."""
+    character = selectors.character_for_editor(request.user, character_id)
+    if character.campaign.system != triad.system.key:
+        raise Http404("This sheet is not a Triad sheet.")
+    return character
+
+
+def _refused(request, form: forms.Form) -> None:
+    """Each error with the label of the field at fault, as one message above the sheet."""
+    for name, errors in form.errors.items():
+        text = " ".join(errors)
+        label = form.fields[name].label if name in form.fields else ""
+        messages.error(request, f"{label}: {text}" if label and not text.startswith(label) else text)
+
+
+@require_POST
+def rest(request, character_id: int):
+    character = _triad_character(request, character_id)
+    form = triad.RestForm(request.POST, prefix="rest")
+    if not form.is_valid():
+        _refused(request, form)
+        return redirect("sheet", character_id=character.pk)
+    try:
+        changes = triad.rest(
+            character=character,
+            hours=form.cleaned_data["hours"],
+            split=form.cleaned_data["split"],
+            author=request.user,
+        )
+    except ValidationError as refused:
+        if hasattr(refused, "error_dict"):
+            for name, errors in refused.message_dict.items():
+                label = triad.ABILITY_LABELS.get(name, name.title())
+                messages.error(request, f"Points to {label}: " + " ".join(errors))
+        else:
+            messages.error(request, " ".join(refused.messages))
+    else:
+        messages.success(request, "Rested: " + (", ".join(changes) or "nothing needed recovering."))
+    return redirect("sheet", character_id=character.pk)
+
+
+@require_POST
+def trait_add(request, character_id: int):
+    character = _triad_character(request, character_id)
+    form = triad.TraitAddForm(request.POST, prefix="trait")
+    if not form.is_valid():
+        _refused(request, form)
+        return redirect("sheet", character_id=character.pk)
+    try:
+        row = triad.trait_add(character=character, trait=form.cleaned_data["trait"], author=request.user)
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+    else:
+        messages.success(request, f"Added {row.name}.")
+    return redirect("sheet", character_id=character.pk)
+
+
+@require_POST
+def trait_remove(request, character_id: int):
+    character = _triad_character(request, character_id)
+    form = TraitRemoveForm(request.POST)
+    if not form.is_valid():
+        _refused(request, form)
+        return redirect("sheet", character_id=character.pk)
+    try:
+        name = triad.trait_remove(
+            character=character, trait_id=form.cleaned_data["trait"], author=request.user
+        )
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+    else:
+        messages.success(request, f"Removed {name}.")
+    return redirect("sheet", character_id=character.pk)

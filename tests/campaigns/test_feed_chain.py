@@ -1,0 +1,198 @@
+"""The feed's hash chain: every entry is chained to the one before it, and tampering is named."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from campaigns import chain, services
+from campaigns.models import FeedEntry
+from campaigns.realtime import entry_event
+from campaigns.rendering import render_entry
+from campaigns.selectors import FULL, NOTICE
+from rules.dice import FixedFaces, Roller
+from tests.conftest import HTMX, page_text
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    from django.core.cache import cache  # the rate limit counts in the cache, which outlives a test
+
+    cache.clear()
+
+
+def roll(campaign, author, line="1d20+5", visibility="public", faces=(12,)):
+    entry, _ = services.table_roll_create(
+        campaign=campaign,
+        author=author,
+        notation_text=line,
+        visibility=visibility,
+        roller=Roller(FixedFaces(faces)),
+    )
+    return entry
+
+
+@pytest.fixture
+def feed(campaign, gm, player, other_player):
+    """Five entries of every kind and visibility: seqs 1 to 5."""
+    roll(campaign, player, "1d20+5 vs 15", faces=(12,))
+    services.chat_line_create(campaign=campaign, author=other_player, text="Nice roll")
+    roll(campaign, player, "4d6kh3", visibility="self", faces=(6, 5, 4, 1))
+    roll(campaign, gm, "2d6", visibility="blind", faces=(3, 4))
+    roll(campaign, other_player, "1d8+3[fire] # burn", faces=(7,))
+    return list(FeedEntry.objects.filter(campaign=campaign).order_by("seq"))
+
+
+def test_each_entry_is_chained_to_the_one_before(campaign, feed):
+    assert [entry.seq for entry in feed] == [1, 2, 3, 4, 5]
+    assert feed[0].prev_hash == ""
+    for before, after in zip(feed, feed[1:], strict=False):
+        assert len(after.hash) == 64 and after.prev_hash == before.hash
+    assert len({entry.hash for entry in feed}) == 5
+    assert chain.verify(campaign) is None
+
+
+def test_a_hash_covers_the_faces_the_outcome_the_author_and_the_line(campaign, feed):
+    entry = feed[0]
+    fields = {name: getattr(entry, name) for name in chain.COVERED}
+    assert chain.entry_hash(fields, entry.prev_hash) == entry.hash
+    for name, value in [
+        ("result", {**entry.result, "total": 20}),
+        ("author_id", entry.author_id + 100),
+        ("label", "1d20+6 vs 15"),
+        ("visibility", "gm"),
+        ("character_name", "Someone"),
+        ("seq", 9),
+    ]:
+        assert chain.entry_hash({**fields, name: value}, entry.prev_hash) != entry.hash, name
+    assert chain.entry_hash(fields, "0" * 64) != entry.hash
+
+
+def test_changing_a_die_face_in_the_database_names_that_entry(campaign, feed):
+    tampered = feed[2]
+    result = json.loads(json.dumps(tampered.result))
+    result["terms"][0]["dice"][3]["faces"] = [6]  # the dropped 1 becomes a 6
+    FeedEntry.objects.filter(pk=tampered.pk).update(result=result)
+    assert chain.verify(campaign) == 3
+    assert str(chain.first_break(campaign)) == "entry #3 was changed"
+
+
+def test_changing_an_outcome_or_the_author_is_found(campaign, feed, gm):
+    FeedEntry.objects.filter(pk=feed[4].pk).update(author=gm)
+    assert chain.verify(campaign) == 5
+    FeedEntry.objects.filter(pk=feed[1].pk).update(label="Bad roll")
+    assert chain.verify(campaign) == 2  # the first break wins
+
+
+def test_recomputing_the_hash_of_a_changed_entry_still_breaks_the_next(campaign, feed):
+    forged = FeedEntry.objects.get(pk=feed[0].pk)
+    forged.result = {**forged.result, "total": 25, "outcome": "success"}
+    fields = {name: getattr(forged, name) for name in chain.COVERED}
+    FeedEntry.objects.filter(pk=forged.pk).update(result=forged.result, hash=chain.entry_hash(fields, ""))
+    assert chain.verify(campaign) == 2
+    assert chain.first_break(campaign).reason == "out of place"
+
+
+def test_deleting_an_entry_is_found_in_the_middle_and_at_the_end(campaign, feed):
+    FeedEntry.objects.filter(pk=feed[4].pk).delete()
+    assert str(chain.first_break(campaign)) == "entry #5 is missing"
+    FeedEntry.objects.filter(pk=feed[1].pk).delete()
+    assert str(chain.first_break(campaign)) == "entry #2 is missing"
+
+
+def test_the_management_command_reports_each_campaign(campaign, feed, make_campaign):
+    other = make_campaign("l5r", name="Quiet table")
+    out = StringIO()
+    call_command("verify_feed", stdout=out)
+    assert f"campaign {campaign.pk} (Test table): chain intact" in out.getvalue()
+    assert f"campaign {other.pk} (Quiet table): chain intact" in out.getvalue()
+
+    FeedEntry.objects.filter(pk=feed[3].pk).update(chance="1/1")
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 campaign feed"):
+        call_command("verify_feed", str(campaign.pk), stdout=out)
+    assert f"campaign {campaign.pk} (Test table): entry #4 was changed" in out.getvalue()
+    with pytest.raises(CommandError, match="No campaign with id 999"):
+        call_command("verify_feed", "999")
+
+
+def test_the_gm_checks_the_chain_from_the_campaign_page(campaign, feed, client_for, gm):
+    gm_client = client_for(gm)
+    page = gm_client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    url = reverse("feed_check", args=[campaign.pk])
+    assert f'hx-get="{url}"' in page and "Check the feed" in page
+
+    response = gm_client.get(url, **HTMX)
+    assert "Chain intact." in page_text(response) and feed[-1].hash in response.content.decode()
+
+    FeedEntry.objects.filter(pk=feed[0].pk).update(summary="1d20 [20] + 5 = 25")
+    text = page_text(gm_client.get(url, **HTMX))
+    assert "Chain broken." in text and "by player (1d20+5 vs 15) was changed in the database" in text
+    # Without htmx the check is a page of its own.
+    assert "Chain broken." in page_text(gm_client.get(url))
+
+
+def test_the_gm_is_not_told_which_private_roll_of_a_player_was_changed(campaign, feed, client_for, gm):
+    FeedEntry.objects.filter(pk=feed[2].pk).update(result={**feed[2].result, "total": 18})
+    text = page_text(client_for(gm).get(reverse("feed_check", args=[campaign.pk]), **HTMX))
+    assert "An entry you may not see" in text and "4d6kh3" not in text and "#3" not in text
+
+
+def test_the_check_is_the_gms_alone(campaign, client_for, player, outsider):
+    url = reverse("feed_check", args=[campaign.pk])
+    assert client_for(player).get(url).status_code == 403
+    assert client_for(outsider).get(url).status_code == 404
+    assert (
+        "Feed check"
+        not in client_for(player).get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    )
+
+
+def test_no_hash_reaches_a_player_in_pages_or_frames(campaign, feed, client_for, player, other_player, gm):
+    hashes = {entry.hash for entry in feed} | {entry.prev_hash for entry in feed if entry.prev_hash}
+    for user in (player, other_player, gm):
+        client = client_for(user)
+        shown = client.get(reverse("table", args=[campaign.pk])).content.decode()
+        shown += client.get(reverse("table_feed", args=[campaign.pk])).content.decode()
+        assert not any(digest in shown for digest in hashes), user
+    for entry in feed:
+        frames = entry_event(entry)["frames"]
+        sent = frames[FULL] + frames.get(NOTICE, "") + render_entry(entry, FULL)
+        assert not any(digest in sent for digest in hashes)
+        assert "hash" not in json.loads(frames[FULL])
+
+
+def test_the_chain_holds_on_a_database_without_returning(campaign, player, monkeypatch):
+    from django.db import connection
+
+    monkeypatch.setattr(connection.features, "can_return_columns_from_insert", False)
+    first, second = roll(campaign, player), roll(campaign, player, "2d6", faces=(1, 2))
+    assert (first.seq, second.seq) == (1, 2) and second.prev_hash == first.hash
+    assert chain.verify(campaign) is None
+
+
+def test_entries_made_before_the_chain_are_chained_by_the_migration(campaign, player):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    roll(campaign, player)
+    roll(campaign, player, "2d6", faces=(1, 2))
+    FeedEntry.objects.update(hash="", prev_hash="")
+    assert chain.verify(campaign) == 1
+    import_module("campaigns.migrations.0003_feedentry_hash_chain").chain_existing_entries(apps, None)
+    assert chain.verify(campaign) is None
+
+
+def test_the_chain_holds_when_the_hash_is_read_in_a_statement_of_its_own(campaign, player, monkeypatch):
+    # The path PostgreSQL takes (see chain.next_link); the statements themselves run on any database.
+    from django.db import connection
+
+    monkeypatch.setattr(connection, "vendor", "postgresql")
+    first, second = roll(campaign, player), roll(campaign, player, "2d6", faces=(1, 2))
+    assert (first.seq, second.seq) == (1, 2) and second.prev_hash == first.hash
+    monkeypatch.undo()
+    assert chain.verify(campaign) is None

@@ -1,0 +1,223 @@
+"""Every page a player or GM uses, at desktop and phone widths: axe-core finds nothing serious or
+critical, no id is used twice, and the console has no Content-Security-Policy violation.
+
+axe-core's JavaScript comes from the installed axe-playwright-python package (no network).
+"""
+
+import re
+import threading
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.core.management import call_command
+from django.db import connections
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from campaigns.models import Campaign
+from play import encounters
+from sheets.management.commands.demo import DEMO_GM, DEMO_PASSWORD, DEMO_PLAYERS
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+AXE = Axe()
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at them after a run
+VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
+DUPLICATE_IDS = """() => {
+  const seen = {}, twice = [];
+  for (const el of document.querySelectorAll('[id]')) {
+    if (seen[el.id] && !twice.includes(el.id)) { twice.push(el.id); }
+    seen[el.id] = true;
+  }
+  return twice;
+}"""
+
+
+@pytest.fixture
+def demo_table(asgi_server):
+    def load():
+        call_command("demo", stdout=StringIO())
+        for campaign in Campaign.objects.all():
+            encounter = encounters.encounter_create(campaign=campaign, name="Ambush")
+            encounters.combatant_add_character(encounter=encounter, character=campaign.characters.first())
+        connections.close_all()
+
+    # Off the test thread, where Playwright's event loop runs: the demo's broadcasts need a thread of
+    # their own to reach the channel layer.
+    loader = threading.Thread(target=load)
+    loader.start()
+    loader.join()
+    return Campaign.objects.order_by("pk")
+
+
+def gm_pages(campaigns):
+    yield reverse("dashboard")
+    yield reverse("campaign_create")
+    yield reverse("password_change")
+    for campaign in campaigns:
+        yield reverse("campaign_detail", args=[campaign.pk])
+        yield reverse("campaign_edit", args=[campaign.pk])
+        yield reverse("table", args=[campaign.pk])
+        yield reverse("encounters", args=[campaign.pk])
+        yield campaign.encounters.first().get_absolute_url()
+        yield reverse("character_new", args=[campaign.pk])
+        for character in campaign.characters.order_by("pk")[:2]:
+            yield reverse("sheet", args=[character.pk])
+            yield reverse("sheet_history", args=[character.pk])
+
+
+def player_pages(campaigns):
+    yield reverse("dashboard")
+    for campaign in campaigns:
+        yield reverse("table", args=[campaign.pk])
+        yield reverse("campaign_detail", args=[campaign.pk])
+        yield reverse("character_new", args=[campaign.pk])
+        character = campaign.characters.filter(owner__username=DEMO_PLAYERS[0]).first()
+        if character is not None:
+            yield reverse("sheet", args=[character.pk])
+
+
+def audit(page, url: str) -> list[str]:
+    """What is wrong on one page, each as one line (empty when the page passes)."""
+    csp = []
+    listener = lambda message: (  # noqa: E731
+        csp.append(message.text) if "Content Security Policy" in message.text else None
+    )
+    page.on("console", listener)
+    try:
+        response = page.goto(url)
+        page.wait_for_load_state("networkidle")
+        problems = [] if response is not None and response.ok else [f"{url}: status {response.status}"]
+        results = AXE.run(page)
+        for violation in results.response["violations"]:
+            if violation["impact"] in {"serious", "critical"}:
+                where = "; ".join(node["target"][0] for node in violation["nodes"][:3])
+                problems.append(
+                    f"{url}: {violation['impact']} {violation['id']}: {violation['help']} at {where}"
+                )
+        for element_id in page.evaluate(DUPLICATE_IDS):
+            problems.append(f"{url}: the id {element_id!r} is used more than once")
+        problems += [f"{url}: CSP: {text}" for text in csp]
+    finally:
+        page.remove_listener("console", listener)
+    return problems
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_every_page_passes_the_audit(new_page, demo_table, viewport):
+    width, height = VIEWPORTS[viewport]
+    campaigns = list(demo_table)
+    problems = []
+
+    anonymous = new_page(width=width, height=height)
+    for url in (
+        reverse("landing"),
+        reverse("login"),
+        reverse("signup"),
+        reverse("campaign_join", args=[campaigns[0].invite_token]),
+        reverse("campaign_join", args=["no-such-invite"]),
+    ):
+        problems += audit(anonymous, url)
+
+    gm = new_page(width=width, height=height)
+    log_in(gm, DEMO_GM, DEMO_PASSWORD)
+    for url in gm_pages(campaigns):
+        problems += audit(gm, url)
+
+    player = new_page(width=width, height=height)
+    log_in(player, DEMO_PLAYERS[0], DEMO_PASSWORD)
+    for url in player_pages(campaigns):
+        problems += audit(player, url)
+
+    assert not problems, "\n".join(problems)
+
+
+# ----- keyboard and phone ------------------------------------------------------------------------
+
+
+def player_sheet(demo_table, system: str = "triad"):
+    campaign = next(c for c in demo_table if c.system == system)
+    return campaign, campaign.characters.filter(owner__username=DEMO_PLAYERS[0]).first()
+
+
+def test_focus_stays_on_the_roll_button_and_returns_to_the_saved_value(new_page, demo_table):
+    campaign, character = player_sheet(demo_table)
+    page = new_page()
+    log_in(page, DEMO_PLAYERS[0], DEMO_PASSWORD)
+    page.goto(reverse("sheet", args=[character.pk]))
+
+    button = page.locator(".roll-button[data-roll-key]").first
+    key = button.get_attribute("data-roll-key")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#roll-result .feed-entry")).to_be_visible()
+    expect(page.locator(f'.roll-button[data-roll-key="{key}"]')).to_be_focused()
+    page.keyboard.press("Enter")  # a second roll from the keyboard, without reaching for the mouse
+    expect(page.locator("#roll-result .feed-entry")).to_have_count(1)
+    expect(page.locator(f'.roll-button[data-roll-key="{key}"]')).to_be_focused()
+
+    # A text value opens with the caret at its end: typing adds to it.
+    name = page.locator(".sheet-name .editable-value").first
+    before = character.name
+    name.focus()
+    page.keyboard.press("Enter")
+    field = page.locator("form[data-inline-edit] input[name='value']")
+    expect(field).to_be_focused()
+    assert field.evaluate("e => [e.selectionStart, e.selectionEnd]") == [len(before), len(before)]
+    page.keyboard.type(" II")
+    page.keyboard.press("Enter")
+    saved = page.locator(".sheet-name .editable-value").first
+    expect(saved).to_contain_text(f"{before} II")
+    expect(saved).to_be_focused()
+
+    # A number opens the same way: a digit typed goes after the value there.
+    number = (
+        page.locator(".editable[data-path] .editable-value").filter(has_text=re.compile(r"^\s*\d+\s*$")).first
+    )
+    path = number.evaluate("e => e.closest('.editable').dataset.path")
+    value = number.inner_text().strip()
+    number.focus()
+    page.keyboard.press("Enter")
+    field = page.locator(f'form[data-inline-edit][data-path="{path}"] input[name="value"]')
+    expect(field).to_be_focused()
+    page.keyboard.press("Backspace")  # rubs out the last digit: the caret was at the end
+    expect(field).to_have_value(value[:-1])
+    page.keyboard.press("Escape")
+    expect(page.locator(f'.editable[data-path="{path}"] .editable-value')).to_be_focused()
+
+
+def test_on_a_phone_the_roller_sees_their_result_without_scrolling(new_page, demo_table, tmp_path):
+    campaign, _ = player_sheet(demo_table)
+    page = new_page(width=390, height=844)
+    log_in(page, DEMO_PLAYERS[0], DEMO_PASSWORD)
+    page.goto(reverse("table", args=[campaign.pk]))
+    expect(page.locator("#table-status")).to_have_text(re.compile("Live|Connected", re.I))
+    page.locator("#id_notation").fill("3d6")
+    page.locator("#dice-box button[type=submit]").click()
+    newest = page.locator("#feed .feed-entry").first
+    expect(newest).to_contain_text("3d6")
+    assert page.evaluate("() => window.scrollY") == 0
+    box = newest.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844, box
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "table-phone.png"))
+
+
+def test_a_refused_quick_npc_keeps_what_was_typed(new_page, demo_table):
+    campaign = next(c for c in demo_table if c.system == "triad")
+    encounter = campaign.encounters.first()
+    page = new_page(width=390, height=844)
+    log_in(page, DEMO_GM, DEMO_PASSWORD)
+    page.goto(encounter.get_absolute_url())
+    page.locator("#id_name").fill("Ghast of the crypt")
+    page.locator("#id_npc-difficulty").fill("99")  # the form allows 1 to 30
+    page.get_by_role("button", name="Add NPC").click()
+    expect(page.locator("#id_name")).to_have_value("Ghast of the crypt")
+    expect(page.locator("#id_npc-difficulty")).to_have_value("99")
+    expect(page.locator("#id_npc-difficulty")).to_have_class(re.compile("is-invalid"))
+    expect(page.locator("#id_npc-difficulty-error")).to_be_visible()
+    assert not encounter.combatants.filter(name="Ghast of the crypt").exists()

@@ -1,0 +1,84 @@
+"""The dice box in Debian's chromium: the exact odds of the line appear and change as it is typed."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import PASSWORD
+from tests.e2e.conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def open_table(new_page, user, campaign):
+    page = new_page()
+    violations = []
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security" in message.text else None,
+    )
+    log_in(page, user.username, PASSWORD)
+    page.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(page.locator("#table-status")).to_have_text("Live")
+    return page, violations
+
+
+def test_typing_2d6_draws_its_distribution_and_it_follows_the_line(new_page, campaign, player):
+    page, violations = open_table(new_page, player, campaign)
+    odds = page.locator("#dice-odds")
+    expect(odds).to_contain_text("Type a line")
+
+    page.locator("#id_notation").press_sequentially("2d6", delay=60)
+    chart = odds.get_by_role("img", name="Chance of each total of 2d6")
+    expect(chart).to_be_visible()
+    expect(odds.locator("rect.dist-bar")).to_have_count(11)
+    expect(odds.locator("figcaption")).to_have_text("Totals 2 to 12, mean 7; most likely 7 (16.7%).")
+
+    # Every total, exactly, behind a disclosure for anyone who wants the figures.
+    odds.get_by_text("Every total").click()
+    expect(odds.get_by_role("row", name="7 16.7% 1/6")).to_be_visible()
+
+    # Keep typing: the picture becomes that of the new line, with its chance against the target.
+    page.locator("#id_notation").press("End")
+    page.locator("#id_notation").press_sequentially("+1 vs 9", delay=40)
+    expect(odds.get_by_role("img", name="Chance of each total of 2d6+1 vs 9")).to_be_visible()
+    expect(odds.locator("figcaption")).to_contain_text("Chance of 9 or more: 41.7% (5/12).")
+    expect(odds.locator("rect.dist-bar-hit")).to_have_count(5)  # 9 to 13
+
+    # A mistake shows where it is, and a roll leaves the box (and its picture) fresh.
+    page.locator("#id_notation").fill("2d6+")
+    expect(odds).to_contain_text("at position 5")
+    page.locator("#id_notation").fill("2d6")
+    expect(odds.locator("rect.dist-bar")).to_have_count(11)
+    page.get_by_role("button", name="Roll").click()
+    expect(page.locator("#id_notation")).to_have_value("")
+    expect(odds).to_contain_text("Type a line")
+    expect(page.locator("#feed .feed-entry").first).to_contain_text("2d6")
+    assert violations == []
+
+
+def test_a_roll_inside_a_chat_line_shows_in_the_line_on_another_table(new_page, campaign, gm, player):
+    gm_page, _ = open_table(new_page, gm, campaign)
+    player_page, violations = open_table(new_page, player, campaign)
+    player_page.locator("#id_text").fill("I attack [[1d20+5]]")
+    player_page.get_by_role("button", name="Send").click()
+
+    line = gm_page.locator("#feed .feed-chat").first
+    expect(line).to_contain_text("I attack")
+    inline = line.locator("a.inline-roll")
+    expect(inline).to_have_count(1)
+    total = int(inline.inner_text().split()[-1])
+    assert 6 <= total <= 25
+    # The roll is an entry of its own, with its die, and the line links to it.
+    roll = gm_page.locator("#feed .feed-roll").first
+    expect(roll).to_contain_text("1d20+5")
+    expect(roll.locator(".die")).to_have_count(1)
+    assert inline.get_attribute("href") == "#" + roll.get_attribute("id")
+    expect(inline).to_have_attribute("title", f"1d20 [{total - 5}] + 5 = {total}")
+    assert violations == []

@@ -1,0 +1,174 @@
+"""Open pages show the truth, live, and no edit is silently overwritten: two and three browsers at once
+on one sheet, in Debian's chromium, reading the raw websocket frames as well as the page."""
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from rules.dice import FixedFaces
+from sheets import history
+from sheets.demo import load_demo_characters
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture
+def table(make_campaign, player, other_player):
+    campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
+    load_demo_characters(campaign, players=[player, other_player])
+    return campaign
+
+
+def open_sheet(new_page, user, character):
+    """A browser of its own, logged in as ``user``, on the sheet; returns (page, its socket frames)."""
+    page = new_page()
+    frames = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    log_in(page, user.username, PASSWORD)
+    page.goto(character.get_absolute_url())
+    expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    return page, frames
+
+
+def body_of(character) -> int:
+    character.triad.refresh_from_db()
+    return character.triad.body
+
+
+def edit_button(page, label):
+    return page.get_by_role("button", name=re.compile(rf"^Edit {label}: "))
+
+
+def test_a_gm_edit_reaches_the_open_sheet_and_a_stale_save_is_refused_with_the_text_kept(
+    new_page, table, gm, player
+):
+    sheet = table.characters.get(owner=player)
+    player_page, player_frames = open_sheet(new_page, player, sheet)
+    gm_page, _ = open_sheet(new_page, gm, sheet)
+    body_before = body_of(sheet)
+
+    # The player starts typing a new Body; meanwhile the GM changes Body and Mind in place.
+    edit_button(player_page, "Body").click()
+    player_input = player_page.get_by_label("Body", exact=True)
+    player_input.fill("7")
+
+    edit_button(gm_page, "Mind").click()
+    gm_mind = gm_page.get_by_label("Mind", exact=True)
+    new_mind = str(int(gm_mind.input_value()) - 1)
+    gm_mind.fill(new_mind)
+    gm_mind.press("Enter")
+    expect(edit_button(gm_page, "Mind")).to_have_text(new_mind)
+
+    # Within a second the player's page shows the GM's Mind, on the value and on the roll button's
+    # odds, while the open Body edit keeps what the player typed.
+    expect(edit_button(player_page, "Mind")).to_have_text(new_mind, timeout=1500)
+    mind_button = player_page.locator("[data-roll-key='ability:mind']")
+    expect(mind_button).to_contain_text(f"Mind {new_mind}", timeout=1500)
+    expect(player_input).to_have_value("7")
+    # The socket said only "this sheet changed": no values, no version, no seq.
+    refreshes = [json.loads(f) for f in player_frames if '"refresh"' in f]
+    assert {"type": "refresh", "panel": f"sheet:{sheet.pk}"} in refreshes
+    assert all("seq" not in json.loads(f) and "version" not in json.loads(f) for f in player_frames)
+
+    # The player saves Body, made from a page that had not seen the GM's change: refused, the current
+    # value is shown, the typed text is kept, nothing is saved.
+    with player_page.expect_response(re.compile(r"/field/")) as answer:
+        player_input.press("Enter")
+    assert answer.value.status == 409
+    alert = player_page.get_by_role("alert").filter(has_text="Someone changed this sheet")
+    expect(alert).to_be_visible()
+    expect(player_page.get_by_label("Body", exact=True)).to_have_value("7")
+    assert body_of(sheet) == body_before
+
+    # Saving again now replaces it: the page has seen the change.
+    player_page.get_by_label("Body", exact=True).press("Enter")
+    expect(edit_button(player_page, "Body")).to_have_text("7")
+    # And the GM's open page follows the player's save in turn.
+    expect(edit_button(gm_page, "Body")).to_have_text("7", timeout=1500)
+
+
+def test_an_undo_and_a_change_from_elsewhere_reach_every_open_page(new_page, table, gm, player, other_player):
+    sheet = table.characters.get(owner=player)
+    owner_page, _ = open_sheet(new_page, player, sheet)
+    gm_page, _ = open_sheet(new_page, gm, sheet)
+    onlooker_page, onlooker_frames = open_sheet(new_page, other_player, sheet)  # read-only viewer
+
+    edit_button(owner_page, "Notes").click()
+    notes_input = owner_page.locator(".sheet-notes input[name=value]")
+    notes_input.fill("Garlic, stakes, a mallet")
+    notes_input.press("Enter")
+    for page in (gm_page, onlooker_page):
+        expect(page.locator(".sheet-notes")).to_contain_text("Garlic, stakes, a mallet", timeout=1500)
+
+    # The GM undoes it from the history page, in another tab (a path that is no sheet page at all).
+    history_tab = gm_page.context.new_page()
+    history_tab.goto(f"{sheet.get_absolute_url()}history/")
+    history_tab.get_by_role("button", name=re.compile("^Undo")).first.click()
+    expect(history_tab.locator("#messages")).to_contain_text("Undone")
+    for page in (owner_page, gm_page, onlooker_page):
+        expect(page.locator(".sheet-notes")).not_to_contain_text("Garlic", timeout=1500)
+    # The read-only viewer's page carries no version counter to read the sheet's changes from.
+    expect(onlooker_page.locator("#sheet-version")).to_have_count(0)
+    assert not any("seq" in json.loads(f) for f in onlooker_frames)
+
+
+def test_a_reconnecting_sheet_catches_up_on_what_changed_while_it_was_away(
+    new_page, asgi_server, table, gm, player
+):
+    sheet = table.characters.get(owner=player)
+    page, _ = open_sheet(new_page, player, sheet)
+    live = page.locator("[data-ws-path]")
+    asgi_server.stop()
+    expect(live).to_have_attribute("data-status", "offline")
+    with history.recorded(sheet, author=gm, reason="GM edit"):  # its refresh reaches no one
+        sheet.notes = "Written while the player was away"
+        sheet.save(update_fields=["notes"])
+    asgi_server.start()
+    expect(live).to_have_attribute("data-status", "live", timeout=20_000)
+    expect(page.locator(".sheet-notes")).to_contain_text("Written while the player was away")
+
+
+def test_the_encounter_page_shows_each_actions_dice_and_outcome_as_it_happens(
+    new_page, table, gm, player, monkeypatch
+):
+    faces = []
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(table.get_absolute_url())
+    gm_page.get_by_role("link", name="Encounters").click()
+    gm_page.locator("#id_name").fill("Crypt")
+    gm_page.get_by_role("button", name="Create encounter").click()
+    encounter_url = gm_page.url
+    gm_page.get_by_label("Character").select_option(label="Abraham Van Helsing")
+    gm_page.get_by_role("button", name="Add", exact=True).click()
+    gm_page.get_by_label("NPC name").fill("Ghoul")
+    gm_page.locator("#id_npc-difficulty").fill("10")
+    gm_page.get_by_role("button", name="Add NPC").click()
+    log = gm_page.locator("#encounter-log")
+    expect(log).to_contain_text("Nothing rolled yet")
+
+    # A second GM tab (another device) runs the fight; the first follows it without a reload.
+    other_tab = gm_page.context.new_page()
+    other_tab.goto(encounter_url)
+    faces[:] = [3]
+    other_tab.get_by_role("button", name="Roll initiative and start").click()
+    expect(log.locator(".feed-entry").first).to_contain_text("initiative", ignore_case=True, timeout=1500)
+    faces[:] = [17]
+    other_tab.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
+    newest = log.locator(".feed-entry").first
+    expect(newest).to_contain_text("Ghoul", timeout=1500)
+    expect(newest.locator(".die")).to_have_count(1)
+    expect(newest.locator(".feed-outcome")).not_to_be_empty()

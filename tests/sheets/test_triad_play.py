@@ -1,0 +1,248 @@
+"""Triad between and after fights, through the sheet's views: rest and recovery, Hard To ... flags, Berserker
+Rage's waiting advantage, death, and the tier, traits and optional rule on an existing sheet."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import FeedEntry
+from sheets.history import change_undo, snapshot
+from sheets.models import SheetChange
+from sheets.systems.triad.models import TriadSheet, TriadTrait
+
+from .conftest import HTMX, page_text
+
+
+@pytest.fixture
+def helsing(demo_character):
+    # Body 8, Mind 15, Spirit 13; Hard To Unnerve, Medical Expert, Natural Sciences, Occult, Willpower.
+    return demo_character("triad")
+
+
+def hurt(character, **scores):
+    TriadSheet.objects.filter(character=character).update(**scores)
+    character.triad.refresh_from_db()
+
+
+def rest(client, character, hours, **split):
+    data = {"rest-hours": hours, **{f"rest-{k}": v for k, v in split.items()}}
+    return client.post(reverse("triad_rest", args=[character.pk]), data, follow=True)
+
+
+def values(character):
+    return TriadSheet.objects.filter(character=character).values().get()
+
+
+def test_rest_recovers_one_point_an_hour_where_the_player_chooses(helsing, player, client_for):
+    """Triad l.103: "recover 1 Body, Mind, or Spirit ability score point per hour of rest ... the player may
+    decide how to divide up the recovered points among any reduced ability scores."""
+    hurt(helsing, body=4, mind=10, stunned=True)
+    before = snapshot(helsing)
+    response = rest(client_for(player), helsing, 3, mind=2)
+    assert "Rested: Body 4 -&gt; 5, Mind 10 -&gt; 12" in response.content.decode()
+    helsing.triad.refresh_from_db()
+    # Two points where asked; the third fills Body first. An hour outlasts the stun.
+    assert (helsing.triad.body, helsing.triad.mind, helsing.triad.stunned) == (5, 12, False)
+    change = SheetChange.objects.get(character=helsing)
+    assert change.reason.startswith("Rested 3 h") and change.author == player
+    change_undo(change=change, author=player)
+    helsing.refresh_from_db()
+    assert snapshot(helsing) == before
+
+
+@pytest.mark.parametrize(
+    ("hours", "split", "message"),
+    [
+        (5, {"body": 5}, "Points to Body: Body cannot recover past its maximum of 8."),
+        (2, {"mind": 3}, "2 hours of rest recover only 2 points; the split asks for 3."),
+        (0, {}, "Hours of rest: at least 1 hour."),
+        ("x", {}, "Hours of rest: a whole number from 1 to 99"),
+        (2, {"spirit": "-1"}, "Points to Spirit"),
+    ],
+)
+def test_rest_refuses_bad_input_and_saves_nothing(helsing, player, client_for, hours, split, message):
+    """Triad l.103: "up to the character's starting maximum total"; one point per hour."""
+    hurt(helsing, body=4, mind=10)
+    before = (values(helsing), helsing.version)
+    response = rest(client_for(player), helsing, hours, **split)
+    assert message in page_text(response)
+    helsing.refresh_from_db()
+    assert (values(helsing), helsing.version) == before
+
+
+def test_only_the_player_and_the_gm_rest_a_character(helsing, other_player, gm, client_for):
+    hurt(helsing, body=4)
+    assert rest(client_for(other_player), helsing, 1).status_code == 403
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.body == 4
+    rest(client_for(gm), helsing, 1)
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.body == 5
+
+
+def test_hard_to_unnerve_is_ready_again_once_spirit_is_full(helsing, player, client_for):
+    """Triad l.78: "You cannot benefit from this trait again until your Spirit points are recovered back to
+    their full total." The sheet shows the flag, and resting to full clears it."""
+    hurt(helsing, spirit=7, hard_to_unnerve_used=True)
+    page = page_text(client_for(player).get(helsing.get_absolute_url()))
+    assert "Hard To Unnerve used (ready again at full Spirit) yes" in page
+    assert "Hard To Kill used" not in page  # he does not have the trait
+    rest(client_for(player), helsing, 6, spirit=6)
+    helsing.triad.refresh_from_db()
+    assert (helsing.triad.spirit, helsing.triad.hard_to_unnerve_used) == (13, False)
+    assert "Hard To Unnerve ready again" in " ".join(SheetChange.objects.get().reason.split(": ")[1:])
+
+
+def test_hard_to_flag_is_the_gms_to_set_by_hand(helsing, player, gm, client_for):
+    """Triad l.78: the sheet records that the trait was used; only the GM overrules the record."""
+    url = reverse("sheet_field", args=[helsing.pk, "hard_to_unnerve_used"])
+    refused = client_for(player).post(url, {"value": "on", "version": helsing.version}, **HTMX)
+    assert refused.status_code in (403, 422)
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.hard_to_unnerve_used is False
+    client_for(gm).post(url, {"value": "on", "version": helsing.version}, **HTMX)
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.hard_to_unnerve_used is True
+
+
+def test_healing_by_hand_to_full_readies_hard_to_again(helsing, gm, client_for):
+    """Triad l.78: recovered "back to their full total", however the points came back."""
+    hurt(helsing, spirit=6, hard_to_unnerve_used=True)
+    url = reverse("sheet_field", args=[helsing.pk, "spirit"])
+    client_for(gm).post(url, {"value": "13", "version": helsing.version}, **HTMX)
+    helsing.triad.refresh_from_db()
+    assert (helsing.triad.spirit, helsing.triad.hard_to_unnerve_used) == (13, False)
+
+
+def roll(client, character, key, **options):
+    data = {"difficulty": 10, "advantages": 0, "disadvantages": 0, "visibility": "public", **options}
+    return client.post(reverse("sheet_roll", args=[character.pk, key]), data, **HTMX)
+
+
+def test_berserker_rage_advantage_is_spent_by_the_next_body_roll(helsing, player, client_for, fixed_dice):
+    """Triad l.142: "gain advantage on your next Body-related task roll" - even when it comes off the
+    sheet, after the fight."""
+    hurt(helsing, rage_advantage=True)
+    fixed_dice(7)
+    roll(client_for(player), helsing, "ability:mind")  # not a Body task: one die, advantage kept
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.rage_advantage is True
+    fixed_dice(3, 12)
+    response = roll(client_for(player), helsing, "ability:body")
+    entry = FeedEntry.objects.order_by("pk").last()
+    assert [d["kept"] for d in entry.result["dice"]] == [False, True]
+    assert "Berserker Rage advantage used" in entry.result["changes"]
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.rage_advantage is False
+    assert 'id="triad-condition" class="mt-3" hx-swap-oob="true"' in response.content.decode()
+
+
+def test_the_dead_roll_nothing(helsing, player, client_for, fixed_dice):
+    """Triad l.126: "the character dies"; the sheet says so and refuses rolls."""
+    hurt(helsing, body=0, dead=True)
+    fixed_dice(15)
+    response = roll(client_for(player), helsing, "ability:mind")
+    assert response.status_code == 422 and "is dead and rolls nothing" in page_text(response)
+    assert not FeedEntry.objects.exists()
+    assert "Abraham Van Helsing is dead." in page_text(client_for(player).get(helsing.get_absolute_url()))
+
+
+def test_dying_is_shown_on_the_sheet(helsing, player, client_for):
+    """Triad l.126: "Any character reduced to 0 in Body, Mind, or Spirit is dying and cannot take actions"."""
+    hurt(helsing, mind=0)
+    assert "Dying: a score is at 0." in page_text(client_for(player).get(helsing.get_absolute_url()))
+
+
+# ----- the tier, traits and the GM's optional rule on an existing sheet -------------------------------
+
+
+def edit(client, character, path, value):
+    character.refresh_from_db()
+    return client.post(
+        reverse("sheet_field", args=[character.pk, path]),
+        {"value": value, "version": character.version},
+        **HTMX,
+    )
+
+
+def test_out_of_tier_rule_applies_to_existing_sheets(helsing, gm, player, client_for):
+    """Triad l.200-207 (the tiers) with the GM's "Allow characters outside the tiers": turned on or off
+    for a campaign, it governs the sheets already made, not only new ones."""
+    campaign = helsing.campaign
+    # Van Helsing (36 points, 5 traits) was made from the seed's sample, outside every tier.
+    page = page_text(client_for(player).get(helsing.get_absolute_url()))
+    assert "This campaign does not allow characters outside the tiers" in page
+    # He can be put into a tier: Heroic is 35 points and 5 traits, so Body 7 makes it.
+    edit(client_for(player), helsing, "tier", "heroic")
+    edit(client_for(player), helsing, "body_max", "7")
+    page = page_text(client_for(player).get(helsing.get_absolute_url()))
+    assert "Out of tier" not in page and "Heroic" in page
+    # Without the rule "No tier" is refused; with it, it is a choice.
+    refused = edit(client_for(player), helsing, "tier", "")
+    assert refused.status_code == 422 and "Choose one of the listed options for Tier." in page_text(refused)
+    campaign.options = {**campaign.options, "triad_out_of_tier": True}
+    campaign.save()
+    assert edit(client_for(player), helsing, "tier", "").status_code == 200
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.tier == ""
+    edit(client_for(player), helsing, "body_max", "8")  # 36 points again: no tier has that
+    assert "The GM allows characters outside the tiers." in page_text(
+        client_for(player).get(helsing.get_absolute_url())
+    )
+
+
+def add_trait(client, character, listed="", custom=""):
+    return client.post(
+        reverse("triad_trait_add", args=[character.pk]),
+        {"trait-listed": listed, "trait-custom": custom},
+        follow=True,
+    )
+
+
+def test_traits_are_added_and_removed_on_an_existing_sheet(helsing, player, client_for):
+    """Triad l.199: "chose from the list of traits"; advancement to a bigger tier takes more of them."""
+    response = add_trait(client_for(player), helsing, listed="Deadly")
+    assert "Added Deadly." in page_text(response)
+    deadly = helsing.triad_traits.get(name="Deadly")
+    assert (deadly.adv, deadly.custom) == (False, False) and deadly.description
+    add_trait(client_for(player), helsing, custom="Ghost Lore (Adv.)")
+    lore = helsing.triad_traits.get(name="Ghost Lore")
+    assert (lore.adv, lore.custom) == (True, True)
+    response = client_for(player).post(
+        reverse("triad_trait_remove", args=[helsing.pk]), {"trait": deadly.pk}, follow=True
+    )
+    assert "Removed Deadly." in page_text(response)
+    assert not helsing.triad_traits.filter(name="Deadly").exists()
+    assert [c.reason for c in SheetChange.objects.order_by("pk")] == [
+        "Added trait Deadly",
+        "Added trait Ghost Lore",
+        "Removed Deadly",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("listed", "custom", "message"),
+    [
+        ("Occult", "", "Abraham Van Helsing already has Occult."),
+        ("", "occult", "Abraham Van Helsing already has occult."),
+        ("Telepathy", "", "Select a valid choice."),
+        ("", "", "Pick one trait from the list, or type one of your own, not both."),
+        ("Deadly", "Ghost Lore", "Pick one trait from the list, or type one of your own, not both."),
+        ("", "(Adv.)", "A trait of your own needs a name."),
+    ],
+)
+def test_bad_traits_are_refused_and_nothing_changes(helsing, player, client_for, listed, custom, message):
+    before = (list(TriadTrait.objects.values()), helsing.version)
+    response = add_trait(client_for(player), helsing, listed=listed, custom=custom)
+    assert message in page_text(response)
+    helsing.refresh_from_db()
+    assert (list(TriadTrait.objects.values()), helsing.version) == before
+
+
+def test_removing_another_sheets_trait_is_refused(helsing, player, client_for, demo_character):
+    other = helsing.campaign.characters.exclude(pk=helsing.pk).get()
+    theirs = other.triad_traits.first()
+    response = client_for(player).post(
+        reverse("triad_trait_remove", args=[helsing.pk]), {"trait": theirs.pk}, follow=True
+    )
+    assert "That trait is not on this sheet." in page_text(response)
+    assert TriadTrait.objects.filter(pk=theirs.pk).exists()

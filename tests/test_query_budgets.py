@@ -1,0 +1,186 @@
+"""Query budgets for the paths a browser takes most: the dice box, a sheet's roll button, the sheet page.
+
+Counted as a deployment runs them: ``transaction=True``, so the view's own transaction is the outermost
+one rather than a savepoint inside the test's. Its BEGIN and COMMIT are not part of a budget: SQLite in
+IMMEDIATE mode sends them as statements Django logs, PostgreSQL's driver sends them unlogged. Each
+budget holds for every registered system's demo character and for a sheet with many rows: a query per
+row would show up as soon as the sheet grows.
+
+Also here, because the roll path depends on it: a roll's history is taken from the rows the roll was
+handed (sheets.history.recorded with ``reread=False``), so for every button of every system the
+recorded change must match what the database holds afterwards.
+"""
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.urls import reverse
+
+from campaigns.models import FeedEntry
+from sheets.history import sheet_relations, snapshot
+from sheets.models import Character, SheetChange
+from sheets.registry import game_systems
+from tests.conftest import HTMX
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SYSTEMS = [config.label for config in game_systems()]
+DICE_BOX_BUDGET = 6
+SHEET_ROLL_BUDGET = 8
+SHEET_PAGE_BUDGET = 10
+# Faces that explode nothing and earn no token (see tests/sheets/test_system_contract.py), so the
+# budgeted roll changes nothing on the sheet; a roll that does change it adds its own writes.
+FACES = (2, 3) * 60
+EXTRA_ROWS = 30
+
+
+def transaction_brackets(transactions=1):
+    """The BEGIN and COMMIT statements the count includes on this database (see the module's note)."""
+    return 2 * transactions if connection.vendor == "sqlite" else 0
+
+
+def system_of(key):
+    return next(config.sheet for config in game_systems() if config.label == key)
+
+
+def fresh(character):
+    return Character.objects.select_related("campaign", "owner").get(pk=character.pk)
+
+
+def first_key(system, character):
+    options = {name: field.initial for name, field in system.options_form(character=character).fields.items()}
+    return system.buttons(fresh(character), options)[0].key
+
+
+def grow(character, extra=EXTRA_ROWS) -> int:
+    """Copy each of the character's child rows ``extra`` times: a big sheet of the same shape.
+
+    A table whose rows the database refuses to repeat (a fixed set of slots, as Five by Five's five
+    descriptors) keeps its size. Returns how many rows were added.
+    """
+    added = 0
+    for relation in sheet_relations(character):
+        if relation.one_to_one:
+            continue
+        model = relation.related_model
+        rows = list(model.objects.filter(**{relation.field.name: character}))
+        copies = []
+        for _ in range(extra):
+            for row in rows:
+                copy = model.objects.get(pk=row.pk)
+                copy.pk = None
+                copies.append(copy)
+        try:
+            with transaction.atomic():
+                model.objects.bulk_create(copies)
+        except IntegrityError:
+            continue
+        added += len(copies)
+    return added
+
+
+def key():
+    return uuid.uuid4().hex
+
+
+@pytest.fixture(params=SYSTEMS)
+def system_key(request):
+    return request.param
+
+
+@pytest.fixture(params=["demo", "big"])
+def character(request, system_key, demo_character):
+    character = demo_character(system_key)
+    if request.param == "big":
+        grow(character)
+    return character
+
+
+def test_dice_box_roll(character, player, client_for, django_assert_max_num_queries):
+    client = client_for(player)
+    url = reverse("table_roll", args=[character.campaign_id])
+    with django_assert_max_num_queries(DICE_BOX_BUDGET + transaction_brackets()):
+        response = client.post(
+            url, {"notation": "4d6kh3 vs 12", "visibility": "public", "idempotency_key": key()}, **HTMX
+        )
+    assert response.status_code == 200
+    assert FeedEntry.objects.get().label == "4d6kh3 vs 12"
+
+
+def test_sheet_roll(system_key, character, player, client_for, fixed_dice, django_assert_max_num_queries):
+    system = system_of(system_key)
+    roll_key = first_key(system, character)
+    client = client_for(player)
+    client.get(character.get_absolute_url())  # the page a click comes from
+    fixed_dice(*FACES)
+    url = reverse("sheet_roll", args=[character.pk, roll_key])
+    with django_assert_max_num_queries(SHEET_ROLL_BUDGET + transaction_brackets()):
+        response = client.post(url, {"visibility": "public", "idempotency_key": key()}, **HTMX)
+    assert response.status_code == 200, response.content[:500]
+    entry = FeedEntry.objects.get()
+    assert entry.character_id == character.pk and entry.request
+    # The answer shows the version the roll moved the sheet to.
+    assert f'value="{fresh(character).version}"' in response.content.decode()
+
+
+def test_sheet_page(character, player, client_for, django_assert_max_num_queries):
+    client = client_for(player)
+    with django_assert_max_num_queries(SHEET_PAGE_BUDGET):
+        response = client.get(character.get_absolute_url())
+    assert response.status_code == 200
+    assert character.name in response.content.decode()
+
+
+def test_a_repeated_roll_key_rolls_once(system_key, demo_character, player, client_for, fixed_dice):
+    character = demo_character(system_key)
+    system = system_of(system_key)
+    roll_key = first_key(system, character)
+    client = client_for(player)
+    url = reverse("sheet_roll", args=[character.pk, roll_key])
+    data = {"visibility": "public", "idempotency_key": key()}
+    fixed_dice(*FACES)
+    first = client.post(url, data, **HTMX)
+    version = fresh(character).version
+    fixed_dice(*FACES)
+    again = client.post(url, data, **HTMX)
+    assert first.status_code == again.status_code == 200
+    assert FeedEntry.objects.count() == 1
+    assert fresh(character).version == version  # the repeat changed nothing
+    assert f'value="{version}"' in again.content.decode()
+
+
+def test_a_repeated_dice_box_key_rolls_once(demo_character, player, client_for):
+    character = demo_character(SYSTEMS[0])
+    client = client_for(player)
+    url = reverse("table_roll", args=[character.campaign_id])
+    data = {"notation": "3d6", "visibility": "public", "idempotency_key": key()}
+    assert client.post(url, data, **HTMX).status_code == 200
+    assert client.post(url, data, **HTMX).status_code == 200
+    assert FeedEntry.objects.count() == 1
+
+
+def test_every_rolls_history_matches_the_database(system_key, demo_character, player, client_for):
+    """Every button of every system, with its default options: what the roll recorded as "after" is
+    what the database holds, and nothing changed that the record missed."""
+    character = demo_character(system_key)
+    system = system_of(system_key)
+    options = {name: field.initial for name, field in system.options_form(character=character).fields.items()}
+    client = client_for(player)
+    for button in system.buttons(fresh(character), options):
+        before = snapshot(fresh(character))
+        changes = SheetChange.objects.count()
+        response = client.post(
+            reverse("sheet_roll", args=[character.pk, button.key]),
+            {"visibility": "public", "idempotency_key": key()},
+            **HTMX,
+        )
+        assert response.status_code in (200, 422), (button.key, response.status_code)
+        after = snapshot(fresh(character))
+        moved = {address for address in after if before.get(address) != after[address]}
+        if SheetChange.objects.count() == changes:
+            assert not moved, (button.key, moved)
+            continue
+        change = SheetChange.objects.order_by("-pk").first()
+        assert set(change.after) == moved, button.key
+        assert all(after[address] == value for address, value in change.after.items()), button.key
