@@ -23,7 +23,7 @@ class Campaign(models.Model):
     system = models.CharField(max_length=16, choices=systems.choices)
     gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns_run")
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
-    # Optional rules a GM turns on per table (Five by Five aspects, L5R odd-die house rule, ...).
+    # Optional rules a GM turns on per table, as the campaign's system registers them (campaigns/systems.py).
     options = models.JSONField(default=dict, blank=True)
     # The last feed sequence number handed out; bumped in the same transaction as the entry.
     last_seq = models.PositiveIntegerField(default=0, editable=False)

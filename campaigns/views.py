@@ -22,7 +22,7 @@ from .models import Campaign, FeedEntry, Visibility
 def landing(request):
     if request.user.is_authenticated:
         return redirect("dashboard")
-    return render(request, "campaigns/landing.html")
+    return render(request, "campaigns/landing.html", {"systems": systems.choices()})
 
 
 def dashboard(request):

@@ -169,7 +169,7 @@ def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> l
     lines: list[RollResult] = []
     if not any(not combat.is_out(c) for c in combatants):
         return lines
-    # A round may hold more turns than combatants (FREE/FALL resolves each declared action in turn).
+    # A round may hold more turns than combatants (a system may resolve each declared action in turn).
     for _ in range(len(combatants) + combat.turns_in_round(encounter, combatants)):
         actor = current_actor(encounter, combatants)
         if actor is not None and not combat.is_out(actor):

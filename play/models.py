@@ -25,7 +25,7 @@ class Encounter(models.Model):
     round = models.PositiveIntegerField(default=0)
     # Index into the turn order of whoever acts now.
     turn = models.PositiveIntegerField(default=0)
-    # What the system tracks across turns (FREE/FALL declarations, who stole initiative, ...).
+    # What the system tracks across turns (declared actions, who stole initiative, ...).
     state = models.JSONField(default=dict, blank=True)
     # Moved on by every GM action, so a double click or a second GM tab cannot act twice.
     version = models.PositiveIntegerField(default=1)
@@ -54,7 +54,7 @@ class Combatant(models.Model):
     side = models.CharField(max_length=8, choices=Side.choices)
     initiative = models.IntegerField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
-    # A quick NPC's numbers (Triad Difficulty, a few descriptors or traits, attributes, its damage).
+    # A quick NPC's numbers (a difficulty, a few descriptors or traits, attributes, its damage).
     stats = models.JSONField(default=dict, blank=True)
     # Per-round bits the rules track: dodges used, actions taken, stunned, dice declared.
     state = models.JSONField(default=dict, blank=True)

@@ -42,11 +42,11 @@ class Action:
 
 
 class CombatRules:
-    """Base of the four systems' combat."""
+    """Base of every system's combat."""
 
     key: ClassVar[str]
     npc_form_class: ClassVar[type[forms.Form]]
-    # Options the GM sets on the start button (L5R's initiative roll); the cleaned values wait in
+    # Options the GM sets on the start button (how initiative is rolled); the cleaned values wait in
     # ``encounter.state["start"]`` for ``start``. None: the start button has no fields.
     start_form_class: ClassVar[type[forms.Form] | None] = None
 
@@ -87,8 +87,8 @@ class CombatRules:
         return False
 
     def order_settable(self, encounter, combatants: list) -> bool:
-        """Whether the GM may move combatants up and down the order now (FREE/FALL's declaration
-        order). Never by default: the other systems' order comes from initiative."""
+        """Whether the GM may move combatants up and down the order now (a declared order rather than
+        one found by initiative). Never by default."""
         return False
 
     def order_changed(self, encounter, combatants: list) -> list[RollResult]:

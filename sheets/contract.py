@@ -35,7 +35,7 @@ class Bar:
 
 @dataclass(frozen=True)
 class Curve:
-    """P(total >= t) over a range of t, with the target marked (the L5R picture)."""
+    """P(total >= t) over a range of t, with the target marked (for totals against a target number)."""
 
     points: tuple[tuple[int, Fraction], ...]
     target: int
@@ -63,7 +63,7 @@ class Die:
 
     face: int
     kept: bool = True
-    exploded: bool = False  # the face was part of a chain that exploded (L5R tens, 5x5 trumps)
+    exploded: bool = False  # the face was part of a chain that exploded (a die rolled again on its best face)
     trump: bool = False
     sides: int = 0
 
@@ -231,7 +231,7 @@ def rules_error_to_validation(error: RulesError) -> ValidationError:
 
 
 class SheetSystem:
-    """Base of the four systems' sheets."""
+    """Base of every system's sheet."""
 
     #: campaigns.models.System value
     key: ClassVar[str]
@@ -239,8 +239,12 @@ class SheetSystem:
     #: The page template; it extends sheets/sheet.html and fills its blocks.
     template: ClassVar[str]
     builder_template: ClassVar[str] = "sheets/builder.html"
+    #: The system's own stylesheet (a static path under its package), loaded by its sheet and builder.
+    stylesheet: ClassVar[str] = ""
     #: The demo table's campaign: (name, description).
     demo_campaign: ClassVar[tuple[str, str]] = ("Demo table", "")
+    #: The demo campaign's optional rules (Campaign.options), so its sample characters fit its limits.
+    demo_options: ClassVar[dict[str, Any]] = {}
     #: Optional rules a GM sets for a campaign: (Campaign.options key, label, help text) for an on/off
     #: switch, or a campaigns.systems.NumberOption for a number (a starting budget).
     campaign_options: ClassVar[tuple[Option, ...]] = ()
@@ -251,7 +255,7 @@ class SheetSystem:
         """The creation form; its clean() enforces every creation rule of the system.
 
         ``trusted`` marks data from the rulebook's own samples and the demo, which may use allowances a
-        GM would have to grant (a Triad character outside the tiers).
+        GM would have to grant (a character outside a system's usual limits).
         """
         raise NotImplementedError
 

@@ -143,3 +143,20 @@ class XpSpendForm(forms.Form):
 
     def clean_name(self):
         return " ".join(self.cleaned_data["name"].split())
+
+
+class SeenVersionForm(forms.Form):
+    """The sheet version a page showed when it sent an action (rest, add a trait, ...)."""
+
+    version = WholeNumberField(min_value=0, required=False, widget=forms.HiddenInput)
+
+
+def seen_version(data) -> int | None:
+    """The version an action's page saw: None when the form sent none, -1 (always stale) when unreadable."""
+    form = SeenVersionForm(data)
+    if not form.is_valid():
+        return -1
+    return form.cleaned_data["version"]
+
+
+STALE_MESSAGE = "Someone changed this sheet since you loaded it; look at it again and retry."

@@ -82,7 +82,7 @@ class SheetChange(models.Model):
         return f"{self.reason} ({self.character})"
 
     def rows(self) -> list[tuple[str, object, object]]:
-        """(what, before, after) for display: "triadsheet:3:body" reads as "body"."""
+        """(what, before, after) for display: "<model>:3:body" reads as "body"."""
         missing = {"$missing": True}
         return [
             (key.rsplit(":", 1)[-1].removesuffix("_id").replace("_", " "),

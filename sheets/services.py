@@ -15,7 +15,7 @@ from rules.dice import Roller
 from .contract import FieldEditForm, RollResult
 from .edit import BASE_PATHS, editable_field
 from .history import CHARACTER_FIELDS, forget_sheet_rows, load_sheet_rows, recorded
-from .models import Character
+from .models import Character, StaleVersion
 from .registry import system_for
 
 
@@ -131,13 +131,17 @@ def _character_roll(*, character, key, options, roller, author, visibility, idem
 
 
 @contextmanager
-def character_change(*, character: Character, author, reason: str):
-    """Change a sheet from outside the sheet page (an encounter's hit, a heal): versioned and recorded.
+def character_change(*, character: Character, author, reason: str, seen_version: int | None = None):
+    """Change a sheet from outside the in-place editor (an encounter's hit, a rest): versioned, recorded.
 
     Open sheet tabs then hold an old version, so their next edit is refused rather than overwriting.
+    ``seen_version`` is the version the acting page showed, for actions taken from a sheet page: if the
+    sheet moved on since, StaleVersion is raised and nothing changes.
     """
     with transaction.atomic():
         current = Character.objects.select_for_update().values_list("version", flat=True).get(pk=character.pk)
+        if seen_version is not None and seen_version != current:
+            raise StaleVersion(current)
         character.claim_version(current)
         with recorded(character, author=author, reason=reason) as record:
             yield record

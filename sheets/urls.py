@@ -17,5 +17,5 @@ urlpatterns = [
     path("characters/<int:character_id>/xp/award/", xp.xp_award, name="xp_award"),
     path("characters/<int:character_id>/xp/spend/", xp.xp_spend, name="xp_spend"),
 ]
-# Views only one system has (the L5R builder preview) come from its own urls.py.
+# Views only one system has (a builder's live preview, a rest action) come from that system's own urls.py.
 urlpatterns += [path("", include(config.urls.urlpatterns)) for config in game_systems() if config.urls]

@@ -112,3 +112,10 @@ def demo_character(make_campaign, player, other_player):
 def fast_password_hashing(settings):
     # Password hashing is deliberately slow; tests make many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last: Playwright's sync API leaves an event loop in the main thread, after which
+    the async consumer tests cannot start their own (RuntimeError: Runner.run() ... running event loop).
+    """
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

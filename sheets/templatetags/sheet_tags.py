@@ -1,4 +1,4 @@
-"""Small server-rendered pictures of a roll's odds: outcome bars, or the L5R total curve."""
+"""Small server-rendered pictures of a roll's odds: outcome bars, or a curve of P(total >= t)."""
 
 from django import template
 from django.utils.html import format_html, format_html_join

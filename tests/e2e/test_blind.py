@@ -113,7 +113,7 @@ def test_a_blind_request_answer_shows_the_notice_and_hidden_rolls_leave_no_gap(
 
     # Some public rolls, and GM-only ones between them that the other player must not be able to count.
     for notation, visibility in (("d6", "public"), ("d8", "gm"), ("d10", "gm"), ("d12", "public")):
-        gm_table.get_by_label("Who sees it").select_option(visibility)
+        gm_table.locator("#dice-box").get_by_label("Who sees it").select_option(visibility)
         gm_table.locator("#id_notation").fill(notation)
         gm_table.get_by_role("button", name="Roll").click()
         expect(gm_table.locator("#id_notation")).to_have_value("")

@@ -33,7 +33,9 @@ class Command(BaseCommand):
         for config in game_systems():
             name, description = config.sheet.demo_campaign
             campaign, _ = Campaign.objects.get_or_create(
-                gm=users[DEMO_GM], system=config.label, defaults={"name": name, "description": description}
+                gm=users[DEMO_GM],
+                system=config.label,
+                defaults={"name": name, "description": description, "options": config.sheet.demo_options},
             )
             for username in DEMO_PLAYERS:
                 Membership.objects.get_or_create(campaign=campaign, user=users[username])

@@ -361,6 +361,7 @@ class FiveByFiveSystem(SheetSystem):
     )
     template = "fivebyfive/sheet.html"
     builder_template = "fivebyfive/builder.html"
+    stylesheet = "fivebyfive/fivebyfive.css"
 
     # ----- builder ---------------------------------------------------------------------------------
 

@@ -233,13 +233,14 @@ def kit_update(*, character, form: FreeFallKitForm, author) -> None:
         sheet.save(update_fields=[f"{a.value}_spent" for a in rules.Attribute])
 
 
-def rest(*, character, author) -> bool:
+def rest(*, character, author, seen_version: int | None = None) -> bool:
     """Rest: temporary harm clears ("Clears with Rest", l.100) and spent points come back (the seed says
     not when; rest is when a GM would give them). Permanent harm stays. False when nothing changed."""
     sheet = character.freefall
     track = rules.rest(system.state(character).track)
     fields = [f"{a.value}_spent" for a in rules.Attribute]
-    with character_change(character=character, author=author, reason="Rest") as record:
+    changing = character_change(character=character, author=author, reason="Rest", seen_version=seen_version)
+    with changing as record:
         for a in rules.Attribute:
             setattr(sheet, f"{a.value}_spent", 0)
         for slot, harm in enumerate(track.slots, start=1):

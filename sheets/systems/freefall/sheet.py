@@ -508,6 +508,7 @@ class FreeFallSystem(SheetSystem):
     demo_campaign = ("Neon Drop", "A heist in an arcology that never sleeps. FREE/FALL demo table.")
     template = "freefall/sheet.html"
     builder_template = "freefall/builder.html"
+    stylesheet = "freefall/freefall.css"
     # Reference tables the builder shows beside the form.
     attributes = tuple(rules.Attribute)
     tiers = tuple(rules.ProgramTier)

@@ -7,6 +7,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from sheets import selectors
+from sheets.forms import STALE_MESSAGE, seen_version
 from sheets.models import StaleVersion
 
 from .kit import FreeFallKitForm, kit_update, rest
@@ -23,10 +24,15 @@ def _freefall_character(request, character_id: int):
 @require_POST
 def sheet_rest(request, character_id: int):
     character = _freefall_character(request, character_id)
-    if rest(character=character, author=request.user):
-        messages.success(request, f"{character.name} rests: temporary harm cleared, spent points back.")
+    try:
+        rested = rest(character=character, author=request.user, seen_version=seen_version(request.POST))
+    except StaleVersion:
+        messages.error(request, STALE_MESSAGE)
     else:
-        messages.info(request, f"{character.name} is already rested.")
+        if rested:
+            messages.success(request, f"{character.name} rests: temporary harm cleared, spent points back.")
+        else:
+            messages.info(request, f"{character.name} is already rested.")
     return redirect(character)
 
 

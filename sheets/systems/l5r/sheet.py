@@ -437,6 +437,8 @@ class L5RSystem(SheetSystem):
     key = "l5r"
     label = "L5R Roll & Keep"
     demo_campaign = ("Winter Court", "Honour and steel at a frozen palace. L5R Roll & Keep demo table.")
+    # The rulebook's archer costs 69 XP of ranks; the demo table starts its characters with 70.
+    demo_options = {"l5r_starting_xp": 70}
     campaign_options = (
         (
             "l5r_odd_die_bonus",
@@ -447,6 +449,7 @@ class L5RSystem(SheetSystem):
     )
     template = "l5r/sheet.html"
     builder_template = "l5r/builder.html"
+    stylesheet = "l5r/l5r.css"
 
     # ----- builder ---------------------------------------------------------------------------------
 

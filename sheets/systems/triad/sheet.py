@@ -257,12 +257,16 @@ class TraitAddForm(forms.Form):
         return data
 
 
-def rest(*, character, hours: int, split: dict[str, int], author) -> list[str]:
+def rest(
+    *, character, hours: int, split: dict[str, int], author, seen_version: int | None = None
+) -> list[str]:
     """Rest ``hours``: 1 point an hour, first where ``split`` says, the rest Body, then Mind, then Spirit.
 
     Returns the changes made; ValidationError naming the ability when a point has nowhere to go there.
     """
-    with character_change(character=character, author=author, reason=f"Rested {hours} h") as record:
+    reason = f"Rested {hours} h"
+    changing = character_change(character=character, author=author, reason=reason, seen_version=seen_version)
+    with changing as record:
         sheet = TriadSheet.objects.get(pk=character.triad.pk)  # read again under the version lock
         names = [t.name for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT]
         before = sheet.vitals(names)
@@ -288,21 +292,23 @@ def rest(*, character, hours: int, split: dict[str, int], author) -> list[str]:
     return changes
 
 
-def trait_add(*, character, trait: dict[str, Any], author) -> TriadTrait:
+def trait_add(*, character, trait: dict[str, Any], author, seen_version: int | None = None) -> TriadTrait:
     """Give the character a trait (advancement, or a fix); refused when it already has one by that name."""
-    with character_change(character=character, author=author, reason=f"Added trait {trait['name']}"):
+    reason = f"Added trait {trait['name']}"
+    with character_change(character=character, author=author, reason=reason, seen_version=seen_version):
         taken = character.triad_traits.filter(kind=TriadTrait.Kind.TRAIT, name__iexact=trait["name"])
         if taken.exists():
             raise ValidationError(f"{character.name} already has {trait['name']}.")
         return TriadTrait.objects.create(character=character, kind=TriadTrait.Kind.TRAIT, **trait)
 
 
-def trait_remove(*, character, trait_id: int, author) -> str:
+def trait_remove(*, character, trait_id: int, author, seen_version: int | None = None) -> str:
     """Take a trait or power off the sheet; its name."""
     row = character.triad_traits.filter(pk=trait_id).first()
     if row is None:
         raise ValidationError("That trait is not on this sheet.")
-    with character_change(character=character, author=author, reason=f"Removed {row.name}"):
+    reason = f"Removed {row.name}"
+    with character_change(character=character, author=author, reason=reason, seen_version=seen_version):
         row.delete()
     return row.name
 
@@ -320,6 +326,7 @@ class TriadSystem(SheetSystem):
     )
     template = "triad/sheet.html"
     builder_template = "triad/builder.html"
+    stylesheet = "triad/triad.css"
     samples = rules.SAMPLE_CHARACTERS
 
     # ----- builder ---------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from django.views.decorators.http import require_POST
 
 from campaigns.forms import IdField
 from sheets import selectors
+from sheets.forms import STALE_MESSAGE, seen_version
+from sheets.models import StaleVersion
 
 from . import sheet as triad
 
@@ -46,7 +48,10 @@ def rest(request, character_id: int):
             hours=form.cleaned_data["hours"],
             split=form.cleaned_data["split"],
             author=request.user,
+            seen_version=seen_version(request.POST),
         )
+    except StaleVersion:
+        messages.error(request, STALE_MESSAGE)
     except ValidationError as refused:
         if hasattr(refused, "error_dict"):
             for name, errors in refused.message_dict.items():
@@ -67,7 +72,14 @@ def trait_add(request, character_id: int):
         _refused(request, form)
         return redirect("sheet", character_id=character.pk)
     try:
-        row = triad.trait_add(character=character, trait=form.cleaned_data["trait"], author=request.user)
+        row = triad.trait_add(
+            character=character,
+            trait=form.cleaned_data["trait"],
+            author=request.user,
+            seen_version=seen_version(request.POST),
+        )
+    except StaleVersion:
+        messages.error(request, STALE_MESSAGE)
     except ValidationError as refused:
         messages.error(request, " ".join(refused.messages))
     else:
@@ -84,8 +96,13 @@ def trait_remove(request, character_id: int):
         return redirect("sheet", character_id=character.pk)
     try:
         name = triad.trait_remove(
-            character=character, trait_id=form.cleaned_data["trait"], author=request.user
+            character=character,
+            trait_id=form.cleaned_data["trait"],
+            author=request.user,
+            seen_version=seen_version(request.POST),
         )
+    except StaleVersion:
+        messages.error(request, STALE_MESSAGE)
     except ValidationError as refused:
         messages.error(request, " ".join(refused.messages))
     else:
