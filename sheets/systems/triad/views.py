@@ -35,76 +35,76 @@ def _refused(request, form: forms.Form) -> None:
         messages.error(request, f"{label}: {text}" if label and not text.startswith(label) else text)
 
 
+def _refusal_messages(request, refused: ValidationError) -> None:
+    if hasattr(refused, "error_dict"):
+        for name, errors in refused.message_dict.items():
+            label = triad.ABILITY_LABELS.get(name, name.title())
+            messages.error(request, f"Points to {label}: " + " ".join(errors))
+    else:
+        messages.error(request, " ".join(refused.messages))
+
+
+def _sheet_action(request, character, form: forms.Form, act, done):
+    """Validate the form, run ``act(cleaned_data, seen_version)`` and say how it went above the sheet.
+
+    ``done(result)`` words the success; a page that missed a change, or a rule that refuses, gets its
+    message and nothing changes.
+    """
+    if not form.is_valid():
+        _refused(request, form)
+    else:
+        try:
+            result = act(form.cleaned_data, seen_version(request.POST))
+        except StaleVersion:
+            messages.error(request, STALE_MESSAGE)
+        except ValidationError as refused:
+            _refusal_messages(request, refused)
+        else:
+            messages.success(request, done(result))
+    return redirect("sheet", character_id=character.pk)
+
+
 @require_POST
 def rest(request, character_id: int):
     character = _triad_character(request, character_id)
-    form = triad.RestForm(request.POST, prefix="rest")
-    if not form.is_valid():
-        _refused(request, form)
-        return redirect("sheet", character_id=character.pk)
-    try:
-        changes = triad.rest(
+    return _sheet_action(
+        request,
+        character,
+        triad.RestForm(request.POST, prefix="rest"),
+        lambda data, seen: triad.rest(
             character=character,
-            hours=form.cleaned_data["hours"],
-            split=form.cleaned_data["split"],
+            hours=data["hours"],
+            split=data["split"],
             author=request.user,
-            seen_version=seen_version(request.POST),
-        )
-    except StaleVersion:
-        messages.error(request, STALE_MESSAGE)
-    except ValidationError as refused:
-        if hasattr(refused, "error_dict"):
-            for name, errors in refused.message_dict.items():
-                label = triad.ABILITY_LABELS.get(name, name.title())
-                messages.error(request, f"Points to {label}: " + " ".join(errors))
-        else:
-            messages.error(request, " ".join(refused.messages))
-    else:
-        messages.success(request, "Rested: " + (", ".join(changes) or "nothing needed recovering."))
-    return redirect("sheet", character_id=character.pk)
+            seen_version=seen,
+        ),
+        lambda changes: "Rested: " + (", ".join(changes) or "nothing needed recovering."),
+    )
 
 
 @require_POST
 def trait_add(request, character_id: int):
     character = _triad_character(request, character_id)
-    form = triad.TraitAddForm(request.POST, prefix="trait")
-    if not form.is_valid():
-        _refused(request, form)
-        return redirect("sheet", character_id=character.pk)
-    try:
-        row = triad.trait_add(
-            character=character,
-            trait=form.cleaned_data["trait"],
-            author=request.user,
-            seen_version=seen_version(request.POST),
-        )
-    except StaleVersion:
-        messages.error(request, STALE_MESSAGE)
-    except ValidationError as refused:
-        messages.error(request, " ".join(refused.messages))
-    else:
-        messages.success(request, f"Added {row.name}.")
-    return redirect("sheet", character_id=character.pk)
+    return _sheet_action(
+        request,
+        character,
+        triad.TraitAddForm(request.POST, prefix="trait"),
+        lambda data, seen: triad.trait_add(
+            character=character, trait=data["trait"], author=request.user, seen_version=seen
+        ),
+        lambda row: f"Added {row.name}.",
+    )
 
 
 @require_POST
 def trait_remove(request, character_id: int):
     character = _triad_character(request, character_id)
-    form = TraitRemoveForm(request.POST)
-    if not form.is_valid():
-        _refused(request, form)
-        return redirect("sheet", character_id=character.pk)
-    try:
-        name = triad.trait_remove(
-            character=character,
-            trait_id=form.cleaned_data["trait"],
-            author=request.user,
-            seen_version=seen_version(request.POST),
-        )
-    except StaleVersion:
-        messages.error(request, STALE_MESSAGE)
-    except ValidationError as refused:
-        messages.error(request, " ".join(refused.messages))
-    else:
-        messages.success(request, f"Removed {name}.")
-    return redirect("sheet", character_id=character.pk)
+    return _sheet_action(
+        request,
+        character,
+        TraitRemoveForm(request.POST),
+        lambda data, seen: triad.trait_remove(
+            character=character, trait_id=data["trait"], author=request.user, seen_version=seen
+        ),
+        lambda name: f"Removed {name}.",
+    )
