@@ -119,6 +119,9 @@ TEMPLATES = [
 
 if os.environ.get("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+    if os.environ.get("PG_TEST_NAME"):
+        # Two test runs on one server each need a test database of their own.
+        DATABASES["default"]["TEST"] = {"NAME": os.environ["PG_TEST_NAME"]}
 else:
     DATABASES = {
         "default": {
