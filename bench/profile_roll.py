@@ -4,8 +4,10 @@ Run with ``.venv/bin/python bench/profile_roll.py`` (pyinstrument, from the test
 throwaway SQLite database with one campaign and its demo characters, then sends the htmx POST a browser
 sends (session and CSRF checks included: Django's test client runs every middleware) many times under
 pyinstrument, and prints, per path: the queries one request makes, the mean wall time per request, and
-the call tree (functions under 2% of the time left out). The broadcast goes to the in-memory layer with
-nobody listening, so this is the server's own work up to the socket, not the sockets'.
+the call tree (functions under 2% of the time left out). The paths: the dice box, the sheet's first
+roll button, and the player's encounter action from the turn panel (bench/table.py's fight; between
+two actions the GM's Next turn presses run outside the timing and the profile). The broadcast goes
+to the in-memory layer with nobody listening, so this is the server's own work up to the socket.
 
 ``--system KEY`` picks the game system (default: the first installed); ``--rolls N`` the count.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -22,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def main() -> None:
@@ -51,8 +55,12 @@ def main() -> None:
     from django.db import connection
     from django.test import Client
     from pyinstrument import Profiler
+    from table import NPCS
 
     from campaigns.models import Campaign, Membership
+    from play import encounters
+    from play.models import Encounter
+    from rules.dice import Roller
     from sheets.demo import load_demo_characters
     from sheets.registry import game_systems, system_for
 
@@ -74,30 +82,72 @@ def main() -> None:
     client.force_login(player)
     csrf = uuid.uuid4().hex  # 32 characters: a CSRF secret as the cookie holds it
     client.cookies["csrftoken"] = csrf
+    encounter = encounters.encounter_create(campaign=campaign, name="Profile")
+    encounters.combatant_add_character(encounter=encounter, character=character)
+    encounters.combatant_add_npc(encounter=encounter, name="Dummy", cleaned_data=dict(NPCS[system_key]))
+    encounters.encounter_start(
+        encounter=encounter, version=encounter.version, roller=Roller(secrets.SystemRandom()), author=gm
+    )
+    actor = encounter.combatants.get(character=character)
+    target = encounter.combatants.exclude(pk=actor.pk).get()
+
+    fight = {"acted": False}
+
+    def players_turn():
+        """Untimed: Next turn until the player's character may act again (once it has acted)."""
+        pressed = False
+        while True:
+            fresh = Encounter.objects.get(pk=encounter.pk)
+            mine = encounters.current_actor(fresh, encounters.combatants_of(fresh)).pk == actor.pk
+            if mine and (pressed or not fight["acted"]):
+                fight.update(acted=False, version=fresh.version)
+                return
+            encounters.encounter_next_turn(encounter=fresh, version=fresh.version, author=gm)
+            pressed = True
+
+    def act_fields():
+        fight["acted"] = True
+        return {"version": fight["version"], "actor": actor.pk, "action": "attack", "target": target.pk}
+
     paths = {
-        "dice box": (f"/campaigns/{campaign.pk}/table/roll/", lambda: {"notation": "4d6kh3+2 vs 12"}),
-        f"sheet roll ({system_key} {key})": (f"/characters/{character.pk}/roll/{key}/", lambda: dict(data)),
+        "dice box": (f"/campaigns/{campaign.pk}/table/roll/", lambda: {"notation": "4d6kh3+2 vs 12"}, None),
+        f"sheet roll ({system_key} {key})": (
+            f"/characters/{character.pk}/roll/{key}/",
+            lambda: dict(data),
+            None,
+        ),
+        f"encounter action ({system_key} attack)": (
+            f"/campaigns/{campaign.pk}/turn/{encounter.pk}/act/",
+            act_fields,
+            players_turn,
+        ),
     }
     print(f"Python {sys.version.split()[0]}, Django {django.get_version()}, {args.rolls} rolls per path")
-    for label, (url, fields) in paths.items():
+    for label, (url, fields, before) in paths.items():
 
-        def post(url=url, fields=fields):
+        def post(url=url, fields=fields, before=before):
+            """One request; returns its (wall, CPU) seconds, the untimed preparation left out."""
+            if before is not None:
+                before()
             body = {**fields(), "visibility": "public", "idempotency_key": uuid.uuid4().hex}
+            wall, cpu = time.perf_counter(), time.process_time()
             response = client.post(url, body, HTTP_X_CSRFTOKEN=csrf)
+            spent = time.perf_counter() - wall, time.process_time() - cpu
             assert response.status_code == 200, (url, response.status_code, response.content[:300])
+            return spent
 
         for _ in range(5):
             post()  # templates, imports and caches warm up first
+        if before is not None:
+            before()
         queries = []
         with connection.execute_wrapper(
             lambda run, sql, *rest, seen=queries: seen.append(sql) or run(sql, *rest)
         ):
-            post()
+            post(before=None)
         # Unprofiled first: wall and CPU time per request (the CPU figure holds up on a busy machine).
-        wall, cpu = time.perf_counter(), time.process_time()
-        for _ in range(args.rolls):
-            post()
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        spent = [post() for _ in range(args.rolls)]
+        wall, cpu = sum(w for w, _ in spent), sum(c for _, c in spent)
         print(
             f"\n=== {label}: {len(queries)} statements; per request {wall / args.rolls * 1000:.2f} ms wall, "
             f"{cpu / args.rolls * 1000:.2f} ms CPU (unprofiled)"
@@ -105,10 +155,12 @@ def main() -> None:
         for sql in queries:
             print("   ", sql[:110])
         profiler = Profiler(interval=0.001)
-        profiler.start()
         for _ in range(args.rolls):
-            post()
-        profiler.stop()
+            if before is not None:
+                before()
+            profiler.start()
+            post(before=None)
+            profiler.stop()
         print(
             profiler.output_text(
                 unicode=False,
@@ -116,6 +168,34 @@ def main() -> None:
                 time="percent_of_total",
             )
         )
+    service_alone(campaign, player, args.rolls)
+
+
+def service_alone(campaign, player, rolls: int) -> None:
+    """The dice box's roll without the HTTP stack: the seat check, the roll subjects and the service,
+    as a roll message over the table socket would run them. What is left of a request without
+    Django's middleware, form and answer template: the floor any roll path over Django could reach."""
+    from campaigns import hooks, selectors, services
+    from campaigns.models import Campaign
+
+    def roll():
+        fresh = Campaign.objects.get(pk=campaign.pk)
+        assert selectors.is_seated(player, fresh)
+        hooks.roll_subjects(player, fresh)
+        services.table_roll_create(
+            campaign=fresh, author=player, notation_text="4d6kh3+2 vs 12", idempotency_key=uuid.uuid4().hex
+        )
+
+    for _ in range(5):
+        roll()
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(rolls):
+        roll()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(
+        f"\n=== dice box, service alone (no HTTP stack): per roll {wall / rolls * 1000:.2f} ms wall, "
+        f"{cpu / rolls * 1000:.2f} ms CPU"
+    )
 
 
 if __name__ == "__main__":

@@ -24,14 +24,17 @@ Figures (every one also as a ratio to the floor's in this run):
   app's own event shape); until the last socket has it. The floor sends the same bytes to its sockets.
 * *in-place edit*: a sheet value saved the way the page saves it; the answer only (an edit sends the
   table no feed entry).
+* *encounter action*: the player's own turn taken from the turn panel (the panel's first action
+  form as the page posts it, ``attack`` where offered) at a table of 8, until every socket has the
+  action's entry. Between clicks, untimed, the GM presses Next turn over HTTP until the player's
+  turn comes round again, and the bench waits for the entries that makes; the floor posts its roll.
 * *sustained*: one roller rolling closed-loop at a table of 8; and 100 tables of 8 at once, each
   closed-loop (the next POST once all 8 have the last entry). The client decodes every frame, on the
   same 2 cores, for the floor as much as for the app.
 
 Lost and duplicated entries are counted per socket from the seq numbers.
 
-The table socket also takes a roll message, but no page sends one (every roll on the page is an htmx
-POST), so that path is not measured here.
+Every roll on the page is an htmx POST; the table socket takes no rolls (campaigns/consumers.py).
 """
 
 from __future__ import annotations
@@ -66,6 +69,31 @@ SAMPLE_TIMEOUT = 5.0
 WARM_UP = 5
 DICE_LINE = "4d6kh3+2 vs 12"
 VERSION = re.compile(rb'id="sheet-version"[^>]*value="(\d+)"')
+# A quick NPC per system for the encounter row, as tests/campaigns/test_player_turns.py makes them;
+# Five by Five's has hit points enough to last the run.
+NPCS = {
+    "triad": {"difficulty": 10, "weapon": "medium", "armor": "light"},
+    "fivebyfive": {
+        "descriptors": {"Brute": 6, "Sneaky": 4},
+        "hp": 10**6,
+        "weapon_db": 0,
+        "armor_av": 0,
+        "shield": False,
+    },
+    "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
+    "l5r": {
+        "reflexes": 2,
+        "agility": 3,
+        "strength": 3,
+        "earth": 2,
+        "void": 2,
+        "insight_rank": 1,
+        "attack_skill": 2,
+        "weapon_rolled": 3,
+        "weapon_kept": 2,
+        "armor": 5,
+    },
+}
 
 
 def raise_fd_limit() -> None:
@@ -255,7 +283,7 @@ class Fixtures:
         # What a browser holds: a session cookie, and the CSRF cookie whose value it echoes in a header.
         self.csrf = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
         self.cookies = {}
-        for user in (self.roller, self.viewer):
+        for user in (self.roller, self.viewer, self.gm):
             client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
             client.force_login(user)
             self.cookies[user.pk] = f"sessionid={client.cookies['sessionid'].value}; csrftoken={self.csrf}"
@@ -327,6 +355,85 @@ class Fixtures:
             "value": character.name,
             "version": character.version,
         }
+
+    def encounter_fight(self, campaign_id: int) -> dict:
+        """A running encounter, the roller's character against one quick NPC, and the action form the
+        player's turn panel shows (its fields as the page posts them, less the version)."""
+        import secrets as secret_source
+        from html.parser import HTMLParser
+
+        from django.test import Client
+
+        from campaigns.models import Campaign
+        from play import encounters
+        from rules.dice import Roller
+
+        campaign = Campaign.objects.get(pk=campaign_id)
+        character = campaign.characters.get(owner=self.roller)
+        encounter = encounters.encounter_create(campaign=campaign, name="Bench")
+        encounters.combatant_add_character(encounter=encounter, character=character)
+        encounters.combatant_add_npc(
+            encounter=encounter, name="Dummy", cleaned_data=dict(NPCS[campaign.system])
+        )
+        encounters.encounter_start(
+            encounter=encounter,
+            version=encounter.version,
+            roller=Roller(secret_source.SystemRandom()),
+            author=self.gm,
+        )
+        fight = {"encounter_id": encounter.pk, "character_id": character.pk, "acted": False}
+        while not self.encounter_state(fight)[1]:
+            encounter.refresh_from_db()
+            encounters.encounter_next_turn(encounter=encounter, version=encounter.version, author=self.gm)
+
+        class ActionForms(HTMLParser):
+            def __init__(self):
+                super().__init__()
+                self.forms, self.select, self.first = [], None, False
+
+            def handle_starttag(self, tag, attrs):
+                attrs = dict(attrs)
+                if tag == "form":
+                    self.forms.append({"url": attrs.get("action"), "fields": {}})
+                elif not self.forms:
+                    return
+                elif tag == "input" and attrs.get("name"):
+                    if attrs.get("type") not in ("checkbox", "radio", "submit") or "checked" in attrs:
+                        self.forms[-1]["fields"].setdefault(attrs["name"], attrs.get("value", ""))
+                elif tag == "select":
+                    self.select, self.first = attrs.get("name"), True
+                elif tag == "option" and self.select and (self.first or "selected" in attrs):
+                    self.forms[-1]["fields"][self.select] = attrs.get("value", "")
+                    self.first = False
+
+            def handle_endtag(self, tag):
+                if tag == "select":
+                    self.select = None
+
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        parser = ActionForms()
+        parser.feed(client.get(f"/campaigns/{campaign_id}/turn/").content.decode())
+        offered = [form for form in parser.forms if form["fields"].get("action")]
+        chosen = next((form for form in offered if form["fields"]["action"] == "attack"), offered[0])
+        fields = {k: v for k, v in chosen["fields"].items() if k not in ("csrfmiddlewaretoken", "version")}
+        fight.update(
+            url=chosen["url"],
+            fields=fields,
+            next_url=f"/campaigns/{campaign_id}/encounters/{encounter.pk}/next/",
+        )
+        return fight
+
+    def encounter_state(self, fight: dict) -> tuple[int, bool, int]:
+        """(the encounter's version, whether it is the roller's character's turn, the feed's last seq)."""
+        from campaigns.models import Campaign
+        from play import encounters
+        from play.models import Encounter
+
+        encounter = Encounter.objects.get(pk=fight["encounter_id"])
+        actor = encounters.current_actor(encounter, encounters.combatants_of(encounter))
+        last_seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=encounter.campaign_id)
+        return encounter.version, actor.character_id == fight["character_id"], last_seq
 
     def samples(self) -> dict:
         """A real public entry frame and a real dice-box answer, for the trigger and the floor's sizes."""
@@ -447,8 +554,10 @@ class Table:
     def expect(self, count: int) -> None:
         """Wait for every socket to hold ``count`` entries (one roller per table: one entry per click)."""
         self.waiting_count = count
-        self.got = 0
+        self.got = sum(len(got) >= count for got in self.seqs)  # sockets already there (a catch-up)
         self.done.clear()
+        if self.got == self.size:
+            self.done.set()
 
     async def wait(self) -> bool:
         try:
@@ -520,7 +629,7 @@ class Server:
                 f"ws://127.0.0.1:{self.port}/bench/trigger/", origin=self.origin, compression=None
             )
 
-    def _client(self, table_id: int) -> Http:
+    def _client(self, table_id) -> Http:
         if table_id not in self.http:
             self.http[table_id] = Http(self.port)
         return self.http[table_id]
@@ -540,6 +649,11 @@ class Server:
         elif action == "sheet roll":
             path, data = self.forms[table_id]["sheet"]
             fields = {**data, "idempotency_key": key}
+        elif action == "encounter action":
+            fight = self.forms[table_id]["fight"]
+            version, _, _ = await asyncio.to_thread(self.fixtures.encounter_state, fight)
+            path, fields = fight["url"], {**fight["fields"], "version": str(version)}
+            fight["acted"] = True
         else:  # in-place edit: the name saved again, with the version the page holds
             edit = self.forms[table_id]["edit"]
             fields = {"value": edit["value"], "version": str(edit["version"])}
@@ -551,6 +665,24 @@ class Server:
             if found:
                 self.forms[table_id]["edit"]["version"] = int(found.group(1))
         return status
+
+    async def encounter_turn(self, table_id: int) -> int:
+        """Untimed: the GM presses Next turn until the roller's character may act again; returns the
+        feed's last seq then (the entries each socket should hold before the next click)."""
+        fight = self.forms[table_id]["fight"]
+        gm = self.fixtures.gm.pk
+        pressed = False
+        while True:
+            version, mine, last_seq = await asyncio.to_thread(self.fixtures.encounter_state, fight)
+            if mine and (pressed or not fight["acted"]):
+                fight["acted"] = False
+                return last_seq
+            status, _ = await self._client(("gm", table_id)).post(
+                fight["next_url"], {"version": str(version)}, self.headers(gm)
+            )
+            if status not in (200, 204, 302):
+                raise RuntimeError(f"next turn answered {status}")
+            pressed = True
 
     async def broadcast(self, table_id: int, seq: int) -> None:
         await self.trigger.send(
@@ -618,6 +750,33 @@ async def edit_latency(server: Server, table_id: int, samples: int) -> dict:
     return summary(answered, answered, 0, 0, bad)
 
 
+async def encounter_latency(server: Server, table_id: int, samples: int) -> dict:
+    """The player's encounter action at a table of 8: click-to-feed of its entry, POST answered."""
+    table = await server.open_table(table_id, SEATS)
+    times, answered, bad, held = [], [], 0, 0
+    for round_number in range(WARM_UP + samples):
+        if server.fixtures is not None:
+            held = await server.encounter_turn(table_id)
+            table.expect(held)
+            if held and not await table.wait():  # what the Next turns logged has landed everywhere
+                bad += 1
+        table.expect(held + 1)
+        start = time.perf_counter()
+        status = await server.post(table_id, "encounter action")
+        bad += status != 200
+        if round_number >= WARM_UP:
+            answered.append(time.perf_counter() - start)
+        if await table.wait() and round_number >= WARM_UP:
+            times.append(time.perf_counter() - start)
+        held += 1
+    await asyncio.sleep(0.2)
+    if server.fixtures is not None:
+        held = (await asyncio.to_thread(server.fixtures.encounter_state, server.forms[table_id]["fight"]))[2]
+    lost, dup = table.losses(list(range(held)))
+    await table.close()
+    return summary(times, answered, lost, dup, bad)
+
+
 async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
     """Closed loop at every table at once: completed clicks per second over all of them."""
     tables = [await server.open_table(table_id, SEATS) for table_id in table_ids]
@@ -664,6 +823,7 @@ async def measure(server: Server, ids: dict) -> dict:
         for action in ACTIONS:
             results[(action, size)] = await latency(server, ids[(action, size)], size, SAMPLES[size], action)
     results["edit"] = await edit_latency(server, ids[("sheet roll", 8)], SAMPLES[8])
+    results["encounter"] = await encounter_latency(server, ids["encounter"], SAMPLES[8])
     for action in ("dice box", "sheet roll"):
         results[("one roller", action)] = await sustained(server, ids[("one roller", action)], action)
         results[("100 tables", action)] = await sustained(server, ids[("100 tables", action)], action)
@@ -676,6 +836,7 @@ def table_ids(fixtures: Fixtures | None) -> dict:
     for size in SIZES:
         for action in ACTIONS:
             ids[(action, size)] = fixtures.campaigns(1)[0] if fixtures else f"{action[:4]}-{size}"
+    ids["encounter"] = fixtures.campaigns(1)[0] if fixtures else "encounter"
     for action in ("dice box", "sheet roll"):
         ids[("one roller", action)] = fixtures.campaigns(1) if fixtures else [f"one-{action[:4]}"]
         ids[("100 tables", action)] = (
@@ -695,6 +856,7 @@ def forms_for(fixtures: Fixtures | None, ids: dict) -> dict:
                 "sheet": fixtures.sheet_roll_form(campaign_id, check=False),
                 "edit": fixtures.edit_form(campaign_id),
             }
+    forms[ids["encounter"]]["fight"] = fixtures.encounter_fight(ids["encounter"])
     return forms
 
 
@@ -757,7 +919,16 @@ def report(results: dict[str, dict]) -> None:
         row = figures["edit"]
         print(
             f"{name:<7} {'in-place edit':<14} {'':>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
-            f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  (the answer only)"
+            f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  (the answer only; !200 {row['bad']},"
+            " a warm-up edit after the sheet rolls may meet a moved version)"
+        )
+    base = floor["encounter"]
+    for name, figures in results.items():
+        row = figures["encounter"]
+        print(
+            f"{name:<7} {'encounter act':<14} {SEATS:>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
+            f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  {row['post']:8.2f} "
+            f"{ratio(row['post'], base['post'])}  {row['lost']:>4} {row['dup']:>4} {row['bad']:>4}"
         )
     print()
     print(f"Sustained, {SUSTAIN_SECONDS:.0f} s, closed loop: clicks per second (share of the floor's)")

@@ -2,9 +2,10 @@
 
 Each entry stores ``hash`` = SHA-256 over a canonical JSON of what it says (the campaign, its seq,
 kind, author, character id and name, who may see it, the line, what was asked, the whole result with
-every die face and the outcome, the summary and the chance) and of ``prev_hash``, the hash of the
-entry before it in the campaign ("" for the first). Changing any of those in the database, deleting
-an entry or slipping one in breaks the chain at that entry; :func:`verify` names the first break.
+every die face and the outcome, the summary and the chance; for a whisper, the ids of the members it
+names) and of ``prev_hash``, the hash of the entry before it in the campaign ("" for the first).
+Changing any of those in the database, deleting an entry or slipping one in breaks the chain at that
+entry; :func:`verify` names the first break.
 
 The time an entry was made is not covered: the database stamps it while saving (``auto_now_add``),
 after the hash is made. The chain proves the order and the content, not the clock.
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from django.db import connections
 from django.db.models import F
 
-from .models import Campaign, FeedEntry
+from .models import Campaign, FeedEntry, WhisperRecipient
 
 VERSION = 1  # part of every hash, so a future change of what is covered cannot pass for this one
 
@@ -50,10 +51,16 @@ def _plain(value):
 
 
 def entry_hash(fields: dict, prev_hash: str) -> str:
-    """The hash of one entry from its covered fields (a dict keyed as COVERED) and the previous hash."""
+    """The hash of one entry from its covered fields (a dict keyed as COVERED) and the previous hash.
+
+    A whisper's recipients (``fields["recipients"]``, user ids) are covered as ``to``, only when there
+    are some: every other entry hashes as it did before whispers existed.
+    """
     payload = {name: fields[name] for name in COVERED}
     payload["request"] = _plain(payload["request"])
     payload["result"] = _plain(payload["result"])
+    if fields.get("recipients"):
+        payload["to"] = sorted(fields["recipients"])
     payload.update(v=VERSION, prev=prev_hash)
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -62,59 +69,57 @@ def entry_hash(fields: dict, prev_hash: str) -> str:
 def seal(entry: FeedEntry, prev_hash: str) -> None:
     """Set an unsaved entry's place in the chain: it follows the entry whose hash is ``prev_hash``."""
     entry.prev_hash = prev_hash
-    entry.hash = entry_hash({name: getattr(entry, name) for name in COVERED}, prev_hash)
+    fields = {name: getattr(entry, name) for name in COVERED}
+    entry.hash = entry_hash({**fields, "recipients": [user.pk for user in entry.whisper_to]}, prev_hash)
 
 
-def next_link(campaign_id: int) -> tuple[int, str]:
-    """Number a new entry of the campaign: (its seq, the hash it follows).
+def link(campaign: Campaign, entry: FeedEntry) -> None:
+    """Number an unsaved entry of the campaign, seal it after the newest entry, and make it the head.
 
-    The counter's update holds the campaign row's write lock to the end of the caller's transaction,
-    so concurrent entries queue and each follows the one before it. On SQLite one ``UPDATE ...
-    RETURNING`` bumps the counter and reads the newest entry's hash together, so the chain costs a roll
-    no extra round trip: SQLite serialises writers and never lets one write from a stale snapshot.
-    PostgreSQL needs the read as a statement of its own: under READ COMMITTED a subquery in the
-    UPDATE would read the snapshot taken before the update waited for the lock, and so miss the entry
-    the transaction it waited for had just committed.
+    The campaign row holds the counter and the head's hash (``last_seq``, ``last_hash``); the update
+    that moves them takes the row's write lock to the end of the caller's transaction, so concurrent
+    entries queue and each follows the one before it. The hash is made from the campaign as the
+    request loaded it, and one conditional ``UPDATE`` moves the head only if nobody moved it since:
+    an ordinary roll pays one statement for the number and the chain. When the row has moved (another
+    entry came first, or the instance is old), the bump takes the lock first and hands back the
+    current head under it (``RETURNING``, or a read after the update where the database lacks it),
+    then the head is written. Both read the row the update locked, never a subquery's snapshot: under
+    PostgreSQL's READ COMMITTED a subquery would miss the entry a waited-for transaction committed.
     """
+    if not {"last_seq", "last_hash"} & campaign.get_deferred_fields():
+        seq, prev_hash = campaign.last_seq + 1, campaign.last_hash
+        entry.seq = seq
+        seal(entry, prev_hash)
+        moved = Campaign.objects.filter(pk=campaign.pk, last_seq=seq - 1, last_hash=prev_hash).update(
+            last_seq=seq, last_hash=entry.hash
+        )
+        if moved:
+            campaign.last_seq, campaign.last_hash = seq, entry.hash
+            return
+    entry.seq, prev_hash = _bump(campaign.pk)
+    seal(entry, prev_hash)
+    Campaign.objects.filter(pk=campaign.pk).update(last_hash=entry.hash)
+    campaign.last_seq, campaign.last_hash = entry.seq, entry.hash
+
+
+def _bump(campaign_id: int) -> tuple[int, str]:
+    """Add one to the campaign's counter under its row lock: (the new seq, the head's hash)."""
     connection = connections[Campaign.objects.db]
-    quote = connection.ops.quote_name
-    campaigns, feed = quote(Campaign._meta.db_table), quote(FeedEntry._meta.db_table)
-    campaign_pk = quote(Campaign._meta.pk.column)
-    last_seq = quote(Campaign._meta.get_field("last_seq").column)
-    digest, entry_campaign, entry_seq = (
-        quote(FeedEntry._meta.get_field(name).column) for name in ("hash", "campaign", "seq")
-    )
-    # Names from the models' meta, values as parameters; in RETURNING the counter is already bumped.
-    bump = f"UPDATE {campaigns} SET {last_seq} = {last_seq} + 1 WHERE {campaign_pk} = %s "  # noqa: S608
     if not connection.features.can_return_columns_from_insert:  # SQLite before 3.35
         Campaign.objects.filter(pk=campaign_id).update(last_seq=F("last_seq") + 1)
-        seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign_id)
-        return seq, head(campaign_id, seq)
-    together = connection.vendor == "sqlite"
-    sql, params = bump + f"RETURNING {last_seq}", [campaign_id]
-    if together:
-        sql += (
-            f", (SELECT {digest} FROM {feed} WHERE {entry_campaign} = %s "  # noqa: S608
-            f"AND {entry_seq} < {campaigns}.{last_seq} ORDER BY {entry_seq} DESC LIMIT 1)"
-        )
-        params.append(campaign_id)
+        return Campaign.objects.values_list("last_seq", "last_hash").get(pk=campaign_id)
+    quote = connection.ops.quote_name
+    last_seq, last_hash = (quote(Campaign._meta.get_field(name).column) for name in ("last_seq", "last_hash"))
+    sql = (
+        f"UPDATE {quote(Campaign._meta.db_table)} SET {last_seq} = {last_seq} + 1 "  # noqa: S608 (names from meta)
+        f"WHERE {quote(Campaign._meta.pk.column)} = %s RETURNING {last_seq}, {last_hash}"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [campaign_id])
         row = cursor.fetchone()
     if row is None:
         raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
-    return row[0], (row[1] or "") if together else head(campaign_id, row[0])
-
-
-def head(campaign_id: int, before_seq: int) -> str:
-    """The hash the entry numbered ``before_seq`` follows: its predecessor's ("" for the first entry)."""
-    return (
-        FeedEntry.objects.filter(campaign_id=campaign_id, seq__lt=before_seq)
-        .order_by("-seq")
-        .values_list("hash", flat=True)
-        .first()
-        or ""
-    )
+    return row[0], row[1]
 
 
 @dataclass(frozen=True)
@@ -135,8 +140,14 @@ class Break:
 def first_break(campaign: Campaign) -> Break | None:
     """Walk the campaign's feed in order and return the first break, or None when the chain holds.
 
-    One pass over the rows in seq order, a few columns at a time (no model instances).
+    One pass over the rows in seq order, a few columns at a time (no model instances), after one
+    query for the recipients of the campaign's whispers.
     """
+    recipients: dict[int, list[int]] = {}
+    for seq, user_id in WhisperRecipient.objects.filter(entry__campaign_id=campaign.pk).values_list(
+        "entry__seq", "user_id"
+    ):
+        recipients.setdefault(seq, []).append(user_id)
     expected_seq, prev = 1, ""
     rows = (
         FeedEntry.objects.filter(campaign_id=campaign.pk)
@@ -146,6 +157,7 @@ def first_break(campaign: Campaign) -> Break | None:
     )
     for row in rows:
         fields = dict(zip(COVERED, row, strict=False))
+        fields["recipients"] = recipients.get(fields["seq"], [])
         stored_prev, stored = row[-2], row[-1]
         if fields["seq"] != expected_seq:
             return Break(expected_seq, "missing")

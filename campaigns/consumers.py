@@ -1,23 +1,26 @@
-"""One websocket per open table page: live feed entries for that viewer, catch-up, dice over the socket.
+"""One websocket per open table page: live feed entries for that viewer, catch-up, chat over the socket.
 
 The protocol, both ways as JSON text frames:
 
     client -> server   {"type": "hello", "cursor": "..." | null, "feed": true}   first, on every
                                    (re)connect: the newest entry the page shows (null: none); "feed":
                                    false for a page without a feed (a sheet), which gets no entries
-                       {"type": "roll", "notation": "2d6+1", "visibility": "public", "key": "..."}
                        {"type": "chat", "text": "...", "key": "..."}
                        {"type": "ping"}                     every 25 s: the heartbeat
     server -> client   {"type": "entry", "cursor": "...", "html": "<li ...>"}   oldest first, never
                                    repeated
                        {"type": "ready"}          the catch-up after hello is done
-                       {"type": "ok", "action": "roll" | "chat", "cursor": "...", "key": "..."}
+                       {"type": "ok", "action": "chat", "cursor": "...", "key": "..."}
                        {"type": "error", "action": ..., "message": "...", "key": "..."}
                                    (+ "retry_after": seconds, when rate limited)
                        {"type": "reload"}         too much was missed (or the cursor is unknown);
                                    fetch the page again
                        {"type": "pong"}           after any entries the viewer had missed
                        {"type": "refresh", "panel": name}   a panel changed: fetch it again over HTTP
+
+Rolls are not taken over the socket: the page rolls with an htmx POST (the dice box, a sheet's
+button, an encounter action), the path with the form's own checks and messages on the field, and
+measured at little more than the roll's own work (docs/performance.md); the socket carries the entry.
 
 A cursor (cursors.py) is a keyed permutation of the entry's campaign-wide seq: the seq itself never
 reaches a browser, because the gaps between a player's seqs would count the entries hidden from them.
@@ -50,10 +53,8 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
-from rules.dice import RulesError
-
-from . import cursors, hooks, realtime, selectors, services
-from .models import Campaign, Visibility
+from . import cursors, realtime, selectors, services
+from .models import Campaign
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ CLOSE_TRY_LATER = 1013
 
 # Sockets one user may hold open at one table (the table page plus a few sheet pages), per process.
 DEFAULT_SOCKETS_PER_USER = 6
-# Frames beyond what the rate limits (services.DEFAULT_RATE_LIMITS) could accept: hello and pings.
+# Frames beyond what the chat rate limit (services.DEFAULT_RATE_LIMITS) could accept: hello and pings.
 SPARE_FRAMES = 10
 SPARE_FRAMES_PER_SECOND = 0.5
 
@@ -81,15 +82,14 @@ _open_sockets: dict[tuple[int, int], set[str]] = defaultdict(set)
 
 
 def frame_allowance() -> tuple[float, float]:
-    """(burst, frames per second) a table socket may send: what its rate limits allow, plus spare.
+    """(burst, frames per second) a table socket may send: what its chat rate limit allows, plus spare.
 
-    Tied to the rate limits so that raising them (a benchmark does) raises this too, while a client
+    Tied to the rate limit so that raising it (a benchmark does) raises this too, while a client
     that floods the socket is closed after a few dozen frames instead of answered hundreds of times.
     """
-    limits = {**services.DEFAULT_RATE_LIMITS, **getattr(settings, "TABLE_RATE_LIMITS", {})}
-    burst = SPARE_FRAMES + sum(allowed for allowed, _ in limits.values())
-    rate = SPARE_FRAMES_PER_SECOND + sum(allowed / seconds for allowed, seconds in limits.values())
-    return burst, rate
+    limits = getattr(settings, "TABLE_RATE_LIMITS", {})
+    allowed, seconds = limits.get("chat", services.DEFAULT_RATE_LIMITS["chat"])
+    return SPARE_FRAMES + allowed, SPARE_FRAMES_PER_SECOND + allowed / seconds
 
 
 class FrameBudget:
@@ -132,7 +132,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     # connections itself; skipping AsyncConsumer.dispatch's aclose_old_connections() saves one thread
     # hop per message and per viewer on every broadcast (about half the fan-out time; bench/table.py).
     _WITHOUT_HOP = frozenset(
-        {"feed.entry", "member.removed", "session.ended", "panel.changed", "websocket.receive"}
+        {"feed.entry", "feed.hidden", "member.removed", "session.ended", "panel.changed", "websocket.receive"}
     )
 
     def __init__(self, *args, **kwargs):
@@ -265,7 +265,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         handler = (
             {
                 "hello": self.client_hello,
-                "roll": self.client_roll,
                 "chat": self.client_chat,
                 "ping": self.client_ping,
             }.get(action)
@@ -340,29 +339,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             complete = False
         return True, [realtime.entry_frame(entry, entry.variant) for entry in entries], newest_seq, complete
 
-    async def client_roll(self, message):
-        key = message.get("key")
-        notation_text = message.get("notation")
-        visibility = message.get("visibility", Visibility.PUBLIC)
-        character_id = message.get("character_id")
-        problem = None
-        if not isinstance(notation_text, str):
-            problem = "Write the dice to roll, such as 2d6+1."
-        elif visibility not in Visibility.values:
-            problem = "Choose who may see this roll."
-        elif character_id is not None and (
-            isinstance(character_id, bool) or not isinstance(character_id, int)
-        ):
-            problem = "Choose one of your characters."
-        elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
-            problem = "That request key is not valid."
-        if problem is None:
-            problem, cursor, broadcasts = await database_sync_to_async(self._roll)(
-                notation_text, visibility, character_id, key
-            )
-            await self._broadcast(broadcasts)
-        await self._answer("roll", problem, cursor if problem is None else None, key)
-
     async def _broadcast(self, broadcasts):
         """Send what a committed change collected (realtime.collected_broadcasts) from this loop."""
         for group, event in broadcasts:
@@ -371,37 +347,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             except Exception:
                 # The entry is saved; the table catches up from the database on its next hello.
                 logger.exception("broadcast to %s failed", group)
-
-    def _roll(self, notation_text, visibility, character_id, key):
-        with realtime.collected_broadcasts() as broadcasts:
-            problem, cursor = self._roll_saved(notation_text, visibility, character_id, key)
-        return problem, cursor, list(broadcasts)
-
-    def _roll_saved(self, notation_text, visibility, character_id, key):
-        # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
-        # and this re-check covers a message already in flight when that happened.
-        campaign = self.campaign
-        if not selectors.is_seated(self.user, campaign):
-            return "You are not at this table any more.", None
-        character = None
-        if character_id is not None:
-            character = next(
-                (s for s in hooks.roll_subjects(self.user, campaign) if s.pk == character_id), None
-            )
-            if character is None:
-                return "You cannot roll for that character.", None
-        try:
-            entry, _ = services.table_roll_create(
-                campaign=campaign,
-                author=self.user,
-                notation_text=notation_text,
-                visibility=visibility,
-                character=character,
-                idempotency_key=key,
-            )
-        except (RulesError, services.CampaignError) as error:
-            return error, None  # the message, and for a rate limit its wait
-        return None, entry.cursor
 
     async def client_chat(self, message):
         key = message.get("key")
@@ -452,6 +397,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             # Before hello there is nothing to do: this entry was committed before it was broadcast,
             # so the catch-up that hello starts reads it from the database.
             return
+        if event.get("campaign_id", self.campaign.pk) != self.campaign.pk:
+            return  # a whisper at another table, heard on this user's own group
         seq = event["seq"]
         if seq <= self.seen_seq:
             return  # already sent by a catch-up, or a late duplicate
@@ -466,10 +413,25 @@ class TableConsumer(AsyncWebsocketConsumer):
             author_id=event["author_id"],
             viewer_id=self.user.pk,
             gm_id=self.campaign.gm_id,
+            recipient_ids=event.get("recipient_ids", ()),
         )
         frame = event["frames"].get(variant) if variant else None
         if frame is not None:
             await self.send(text_data=frame)
+
+    async def feed_hidden(self, event):
+        """A whisper's seq, without its content, for the sockets outside its audience to count."""
+        if self.closing or self.seen_seq is None or not self.wants_feed:
+            return
+        if self.user.pk in event["audience"]:
+            return  # the whisper itself comes on this user's group (feed_entry); a lost one is a gap
+        seq = event["seq"]
+        if seq <= self.seen_seq:
+            return
+        if seq > self.seen_seq + 1:
+            await self._catch_up(self.seen_seq)
+            return
+        self.seen_seq = seq
 
     async def panel_changed(self, event):
         # A panel (the encounter, the GM's roll requests) changed: the page fetches it again over HTTP.

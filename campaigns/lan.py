@@ -23,6 +23,16 @@ def is_usable(address: str) -> bool:
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast)
 
 
+def is_loopback(host: str) -> bool:
+    """A host name or address that means this machine only (localhost, 127.x, ::1)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _route_address() -> str | None:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         try:

@@ -27,6 +27,9 @@ class Campaign(models.Model):
     options = models.JSONField(default=dict, blank=True)
     # The last feed sequence number handed out; bumped in the same transaction as the entry.
     last_seq = models.PositiveIntegerField(default=0, editable=False)
+    # The hash of the entry numbered last_seq ("" before the first): the next entry follows it
+    # (campaigns/chain.py). Kept on this row so the counter's update hands it out under the same lock.
+    last_hash = models.CharField(max_length=64, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -94,6 +97,17 @@ class Visibility(models.TextChoices):
     SELF = "self", "Only me"
 
 
+# A whisper: seen by its author, the GM and the members it names (FeedEntry.recipients). Not one of
+# Visibility's choices, which every roll form offers (sheets, roll requests): a whisper needs names.
+WHISPER = "whisper"
+FEED_VISIBILITY_CHOICES = [*Visibility.choices, (WHISPER, "Whisper")]
+
+
+def by_username(users) -> list:
+    """Users in the order a whisper names them: by username, whatever its case."""
+    return sorted(users, key=lambda user: (user.username.casefold(), user.pk))
+
+
 class FeedEntry(models.Model):
     """One immutable line of a table's feed: a roll or a chat line, numbered per campaign.
 
@@ -123,7 +137,11 @@ class FeedEntry(models.Model):
     summary = models.CharField(max_length=300, blank=True)
     # The exact chance the roll had before it was made, as "numerator/denominator"; blank if none.
     chance = models.CharField(max_length=80, blank=True)
-    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    visibility = models.CharField(max_length=8, choices=FEED_VISIBILITY_CHOICES, default=Visibility.PUBLIC)
+    # A whisper's recipients (none for any other entry); the author and the GM see it without being named.
+    recipients = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="WhisperRecipient", related_name="whispers_received", blank=True
+    )
     # NULL, not "", so entries without a key never collide in the unique constraint.
     idempotency_key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
@@ -162,6 +180,32 @@ class FeedEntry(models.Model):
         return chance_percent(self.chance)
 
     @cached_property
+    def whisper_to(self) -> list:
+        """A whisper's recipients in name order ([] for any other entry, without a query).
+
+        The service sets it on a new entry and the feed's selectors for a whole page in one query.
+        """
+        if self.visibility != WHISPER:
+            return []
+        return by_username(self.recipients.all())
+
+    @cached_property
     def cursor(self) -> str:
         """What pages and frames carry instead of ``seq``, which would count hidden entries (cursors.py)."""
         return cursor_for(self.campaign_id, self.seq)
+
+
+class WhisperRecipient(models.Model):
+    """One member a whisper is addressed to. The unique index (entry, user) answers the feed's
+    "is this whisper for me" for a page of entries in the same query that reads them."""
+
+    entry = models.ForeignKey(FeedEntry, on_delete=models.CASCADE, related_name="whisper_rows")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "user"], name="one_row_per_whisper_recipient"),
+        ]
+
+    def __str__(self) -> str:
+        return f"whisper #{self.entry_id} to {self.user_id}"

@@ -5,6 +5,10 @@ per variant (see selectors.entry_variant), each as the finished websocket frame,
 at the table only picks the frame its viewer may see and sends it: no database hit and no template
 work per viewer. The variants travel inside the channel layer (server side) and are filtered in the
 consumer, so a hidden result never leaves the server towards a browser that may not see it.
+
+A whisper goes further: its frames go only to the user groups of those who may read it (author, GM,
+recipients), and the table's group hears ``feed.hidden``, its seq and that audience with no content,
+so every other socket counts the seq as dealt with instead of taking it for a lost event.
 """
 
 import json
@@ -17,9 +21,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from .models import Visibility
+from .models import WHISPER, Visibility
 from .rendering import render_entry
-from .selectors import FULL, NOTICE
+from .selectors import FULL, NOTICE, recipient_ids
 
 logger = logging.getLogger(__name__)
 
@@ -114,9 +118,32 @@ def entry_event(entry) -> dict:
     }
 
 
+def whisper_audience(entry) -> list[int]:
+    """Who may read a whisper: its author, the campaign's GM and the members it names."""
+    return sorted({entry.author_id, entry.campaign.gm_id, *recipient_ids(entry)})
+
+
 def entry_created(entry) -> None:
     """Tell the table a feed entry exists, rendered after the commit so it shows the saved row."""
-    _send_on_commit(entry.campaign_id, lambda: entry_event(entry))
+    if entry.visibility != WHISPER:
+        _send_on_commit(entry.campaign_id, lambda: entry_event(entry))
+        return
+    audience = whisper_audience(entry)
+    rendered = []
+
+    def whisper_event() -> dict:
+        # Rendered once for the whole audience. A user group reaches that user's sockets at every
+        # table, so the event names its campaign; the recipients let each socket check for itself.
+        if not rendered:
+            event = entry_event(entry)
+            event.update(campaign_id=entry.campaign_id, recipient_ids=sorted(recipient_ids(entry)))
+            rendered.append(event)
+        return rendered[0]
+
+    for user_id in audience:
+        _group_send_on_commit(user_group(user_id), whisper_event)
+    hidden = {"type": "feed.hidden", "seq": entry.seq, "audience": audience}
+    _send_on_commit(entry.campaign_id, lambda: hidden)
 
 
 def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:

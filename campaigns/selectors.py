@@ -8,11 +8,13 @@ The permissions of the whole app, each in one place:
 * "may see this feed entry": :func:`entry_variant` (and its database side, ``_visible_filter``).
 """
 
+from collections.abc import Collection
+
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
-from .models import Campaign, FeedEntry, Membership, Visibility
+from .models import WHISPER, Campaign, FeedEntry, Membership, Visibility, WhisperRecipient
 
 
 def campaigns_visible_to(user) -> QuerySet[Campaign]:
@@ -45,6 +47,12 @@ def members_of(campaign: Campaign):
     return campaign.memberships.select_related("user")
 
 
+def table_users(campaign: Campaign) -> list:
+    """Everyone seated at the table, the GM first, then the players as they joined (whom a whisper
+    may name)."""
+    return [campaign.gm, *(membership.user for membership in members_of(campaign))]
+
+
 def is_seated(user, campaign: Campaign) -> bool:
     """Whether the user sits at the campaign's table: its GM always, a player while their seat lasts.
 
@@ -66,7 +74,9 @@ FULL = "full"
 NOTICE = "notice"
 
 
-def entry_variant(*, visibility: str, author_id: int, viewer_id: int, gm_id: int) -> str | None:
+def entry_variant(
+    *, visibility: str, author_id: int, viewer_id: int, gm_id: int, recipient_ids: Collection[int] = ()
+) -> str | None:
     """Which variant of an entry a viewer may see: FULL, NOTICE or None (nothing at all).
 
     The one place the visibility rules live; the feed pages, the catch-up and the live consumer all
@@ -78,6 +88,9 @@ def entry_variant(*, visibility: str, author_id: int, viewer_id: int, gm_id: int
       learns anything, not even that a roll happened. A GM rolling blind is the GM, so sees it.
     * self ("Only me"): the roller alone, the GM included in "nobody else". A player who wants the GM
       to know picks "GM only"; "Only me" is a promise to the player that the result stays private.
+    * whisper: the author, the GM and the members in ``recipient_ids``; nobody else learns anything,
+      not even that a whisper was made. The GM sees every whisper, as a GM hears what is said at the
+      table; a player who wants no GM to know has "Only me", which reaches nobody but themselves.
     """
     if visibility == Visibility.PUBLIC:
         return FULL
@@ -90,33 +103,50 @@ def entry_variant(*, visibility: str, author_id: int, viewer_id: int, gm_id: int
         return NOTICE if is_author else None
     if visibility == Visibility.SELF:
         return FULL if is_author else None
+    if visibility == WHISPER:
+        return FULL if is_author or viewer_id == gm_id or viewer_id in recipient_ids else None
     return None  # an unknown visibility is hidden, never shown by default
 
 
 def entry_variant_for(user, entry: FeedEntry, campaign: Campaign) -> str | None:
     """entry_variant for one saved entry of ``campaign`` and one viewer (an HTTP answer showing it)."""
     return entry_variant(
-        visibility=entry.visibility, author_id=entry.author_id, viewer_id=user.pk, gm_id=campaign.gm_id
+        visibility=entry.visibility,
+        author_id=entry.author_id,
+        viewer_id=user.pk,
+        gm_id=campaign.gm_id,
+        recipient_ids=recipient_ids(entry),
     )
+
+
+def recipient_ids(entry: FeedEntry) -> set[int]:
+    """The ids of the members a whisper names (empty for any other entry, without a query)."""
+    return {user.pk for user in entry.whisper_to}
 
 
 def _visible_filter(user, campaign: Campaign) -> Q:
     """The database side of entry_variant: every entry the viewer gets something of."""
     mine = Q(author_id=user.pk)
     if campaign.is_gm(user):
-        return Q(visibility__in=[Visibility.PUBLIC, Visibility.GM, Visibility.BLIND]) | (
+        return Q(visibility__in=[Visibility.PUBLIC, Visibility.GM, Visibility.BLIND, WHISPER]) | (
             Q(visibility=Visibility.SELF) & mine
         )
-    return Q(visibility=Visibility.PUBLIC) | mine
+    # A whisper to this player: one probe of the (entry, user) unique index per whisper row read.
+    named = Exists(WhisperRecipient.objects.filter(entry_id=OuterRef("pk"), user_id=user.pk))
+    return Q(visibility=Visibility.PUBLIC) | mine | (Q(visibility=WHISPER) & named)
 
 
 def _with_variants(entries, user, campaign: Campaign) -> list[FeedEntry]:
-    """Attach ``variant`` to each entry, dropping any the viewer may not see (belt and braces)."""
+    """Attach ``variant`` to each entry, dropping any the viewer may not see (belt and braces).
+
+    The whispers' recipients, which both the check and the "to alice, bob" need, come in one query
+    for the whole page, and only when the page holds a whisper.
+    """
+    entries = list(entries)
+    prefetch_related_objects([entry for entry in entries if entry.visibility == WHISPER], "recipients")
     shown = []
     for entry in entries:
-        entry.variant = entry_variant(
-            visibility=entry.visibility, author_id=entry.author_id, viewer_id=user.pk, gm_id=campaign.gm_id
-        )
+        entry.variant = entry_variant_for(user, entry, campaign)
         if entry.variant is not None:
             shown.append(entry)
     return shown
@@ -150,6 +180,13 @@ def feed_tagged(
     entries = _feed_queryset(campaign).filter(
         _visible_filter(user, campaign), **{f"request__{request_key}": value}
     )
+    return _with_variants(entries.order_by("-seq")[:limit], user, campaign)
+
+
+def feed_about_character(user, campaign: Campaign, *, character_id: int, limit: int = 10) -> list[FeedEntry]:
+    """The newest entries made as one character (a sheet's recent rolls), newest first, as this viewer
+    may see them."""
+    entries = _feed_queryset(campaign).filter(_visible_filter(user, campaign), character_id=character_id)
     return _with_variants(entries.order_by("-seq")[:limit], user, campaign)
 
 

@@ -1,5 +1,6 @@
 """Everything that changes campaign state: greppable verbs with keyword-only arguments."""
 
+import re
 import secrets
 import time
 
@@ -11,8 +12,17 @@ from django.db.models import F
 from rules import notation
 from rules.dice import Roller
 
-from . import chain, realtime, systems
-from .models import Campaign, FeedEntry, Membership, Visibility, new_invite_token
+from . import chain, realtime, selectors, systems
+from .models import (
+    WHISPER,
+    Campaign,
+    FeedEntry,
+    Membership,
+    Visibility,
+    WhisperRecipient,
+    by_username,
+    new_invite_token,
+)
 from .rendering import INLINE_ROLL
 
 
@@ -83,8 +93,12 @@ def feed_entry_create(
     visibility: str = Visibility.PUBLIC,
     idempotency_key: str | None = None,
     savepoint: bool = True,
+    recipients=(),
 ) -> tuple[FeedEntry, bool]:
     """Number and save one feed entry, broadcast it once committed; returns (entry, created).
+
+    A whisper (``visibility=WHISPER``) names its ``recipients`` (users seated at the table, checked
+    by :func:`whisper_recipients`); every other entry names none.
 
     A repeated idempotency key from the same author returns the entry it made the first time, so a
     double-click or a retried request never rolls twice. Call inside the caller's transaction when the
@@ -95,8 +109,10 @@ def feed_entry_create(
     answers a repeat itself: the IntegrityError then spoils the caller's transaction and is raised for
     it to catch outside, where :func:`entry_for_key` finds the first entry.
     """
-    if visibility not in Visibility.values:
+    if visibility not in Visibility.values and visibility != WHISPER:
         raise CampaignError("Choose who may see this roll.")
+    if (visibility == WHISPER) != bool(recipients):
+        raise CampaignError("A whisper names who it is for, and only a whisper does.")
     try:
         return _feed_entry_save(
             campaign=campaign,
@@ -111,6 +127,7 @@ def feed_entry_create(
             visibility=visibility,
             idempotency_key=idempotency_key,
             savepoint=savepoint,
+            recipients=recipients,
         )
     except IntegrityError:
         if not savepoint:
@@ -175,13 +192,11 @@ def _feed_entry_save(
     visibility,
     idempotency_key,
     savepoint,
+    recipients,
 ) -> tuple[FeedEntry, bool]:
     with transaction.atomic(savepoint=savepoint):
-        # The counter and the chain's head in one statement (see chain.next_link).
-        seq, prev_hash = chain.next_link(campaign.pk)
         entry = FeedEntry(
             campaign=campaign,
-            seq=seq,
             kind=kind,
             author=author,
             character_id=None if character is None else character.pk,
@@ -194,12 +209,19 @@ def _feed_entry_save(
             visibility=visibility,
             idempotency_key=idempotency_key or None,
         )
+        if visibility == WHISPER:
+            entry.whisper_to = by_username(recipients)
         # Relations come from server code; the unique constraints are the database's to enforce (a race
         # on one idempotency key surfaces as IntegrityError, handled by the caller). The text columns and
         # the result (its shape, its outcome, no NaN) are checked, so a system's bad result never lands.
-        entry.full_clean(exclude=["campaign", "author", "request"], validate_constraints=False)
-        chain.seal(entry, prev_hash)
+        # Checked before the number is taken, so the campaign row's lock is held for the insert alone.
+        entry.full_clean(exclude=["campaign", "author", "request", "seq"], validate_constraints=False)
+        chain.link(campaign, entry)  # the seq and the chain's head in one statement as a rule
         entry.save()
+        if entry.whisper_to:
+            WhisperRecipient.objects.bulk_create(
+                WhisperRecipient(entry=entry, user=user) for user in entry.whisper_to
+            )
         realtime.entry_created(entry)
     return entry, True
 
@@ -261,6 +283,70 @@ def _rate_limit_unless_repeat(*, user, action: str, campaign: Campaign, idempote
             raise
 
 
+# ---------------------------------------------------------------------------------------------------
+# Whispers: "/w alice, bob ..." in front of a chat line or a dice-box line
+# ---------------------------------------------------------------------------------------------------
+
+#: "/w" (or "/whisper"), then names split by commas (spaces around a comma allowed), then the rest.
+WHISPER_PREFIX = re.compile(
+    r"/w(?:hisper)?(?=\s|$)\s*(?P<names>[^\s,]+(?:\s*,\s*[^\s,]+)*)?\s*(?P<rest>.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def whisper_split(text: str) -> tuple[list[str] | None, str]:
+    """Split a leading ``/w names`` off a line: (the names as typed, the rest), or (None, the line)
+    for a line that is no whisper. A "/w" naming nobody raises CampaignError."""
+    match = WHISPER_PREFIX.fullmatch(text.strip())
+    if match is None:
+        return None, text
+    if not match["names"]:
+        raise CampaignError("Name who to whisper to, as in /w alice hello (several: /w alice,bob ...).")
+    return re.split(r"\s*,\s*", match["names"]), match["rest"]
+
+
+def whisper_recipients(*, campaign: Campaign, author, names, seated=None) -> list:
+    """The users seated at the table whom ``names`` name (usernames in any case), the author left out.
+
+    Raises CampaignError naming every name that is nobody at this table: the same words for a name no
+    account has and for someone else's player, so a whisper never tells who has an account. A name
+    two seated users share but for case must be written as one of them spells it. ``seated``: the
+    table's users (selectors.table_users) when the caller has them already.
+    """
+    seated = selectors.table_users(campaign) if seated is None else seated
+    found, unknown = {}, []
+    for name in names:
+        exact = [user for user in seated if user.username == name]
+        matching = exact or [user for user in seated if user.username.casefold() == name.casefold()]
+        if not matching:
+            unknown.append(name)
+        elif len(matching) > 1:
+            spellings = " or ".join(sorted(user.username for user in matching))
+            raise CampaignError(f"“{name}” could be {spellings}: write the name as it is spelled.")
+        else:
+            found[matching[0].pk] = matching[0]
+    if unknown:
+        listed = " or ".join(f"“{name}”" for name in unknown)
+        raise CampaignError(f"Nobody called {listed} sits at this table.")
+    found.pop(author.pk, None)
+    if not found:
+        raise CampaignError("Name someone besides yourself to whisper to.")
+    return by_username(found.values())
+
+
+def whisper_visibility(visibility: str, recipients) -> str:
+    """What a line with these recipients is: a whisper, or as chosen when it names nobody."""
+    if not recipients:
+        if visibility == WHISPER:
+            raise CampaignError("Choose who to whisper to.")
+        return visibility
+    if visibility not in (Visibility.PUBLIC, WHISPER):
+        raise CampaignError(
+            "A whisper is seen by those it names and the GM: choose Whisper in “Who sees it”, or name nobody."
+        )
+    return WHISPER
+
+
 def table_roll_create(
     *,
     campaign: Campaign,
@@ -270,18 +356,25 @@ def table_roll_create(
     character=None,
     idempotency_key: str | None = None,
     roller=None,
+    recipients=(),
 ) -> tuple[FeedEntry, bool]:
     """Roll a line from the dice box on the server and put it in the feed; returns (entry, created).
 
-    Raises rules.notation.NotationError (with the position at fault) for notation it cannot read,
-    RateLimited when the author rolls too fast; nothing is saved in either case.
+    With ``recipients`` (seated users, checked by the caller: the dice box form reads its "/w" and its
+    names ticked with :func:`whisper_split` and :func:`whisper_recipients`) the roll is a whisper.
+
+    Raises rules.notation.NotationError (with the position at fault) for notation it cannot read or
+    whose exact chance is out of reach, RateLimited when the author rolls too fast; nothing is saved
+    in either case.
     A repeated idempotency key is found by the insert (feed_entry_create), not looked up first.
     """
-    if visibility not in Visibility.values:
+    if visibility not in Visibility.values and visibility != WHISPER:
         raise CampaignError("Choose who may see this roll.")
+    visibility = whisper_visibility(visibility, recipients)
     tree = notation.parse(notation_text)
-    _rate_limit_unless_repeat(user=author, action="roll", campaign=campaign, idempotency_key=idempotency_key)
     dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
+    chance = notation_chance(tree, notation_text, **dice_options)
+    _rate_limit_unless_repeat(user=author, action="roll", campaign=campaign, idempotency_key=idempotency_key)
     rolled = notation.roll(tree, roller or Roller(secrets.SystemRandom()), **dice_options)
     return feed_entry_create(
         campaign=campaign,
@@ -291,9 +384,10 @@ def table_roll_create(
         request={"source": "dice_box", "notation": notation_text},
         result=notation.render_data(rolled),
         summary=notation.render_text(rolled),
-        chance=notation_chance(tree, **dice_options),
+        chance=chance,
         visibility=visibility,
         idempotency_key=idempotency_key,
+        recipients=recipients,
     )
 
 
@@ -302,13 +396,19 @@ def chat_line_create(
 ) -> tuple[FeedEntry, bool]:
     """Put a short chat line in the feed, seen by the whole table; returns (entry, created).
 
-    ``[[1d20+5]]`` inside the line is rolled on the server (see :func:`_chat_with_rolls`).
+    ``[[1d20+5]]`` inside the line is rolled on the server (see :func:`_chat_with_rolls`). A line
+    starting ``/w alice,bob`` is a whisper: only they, the author and the GM see it, its rolls too.
     """
     text = " ".join(str(text).split())  # one line: newlines and runs of spaces collapse
     if not text:
         raise CampaignError("Write something to say.")
     if len(text) > CHAT_MAX_LENGTH:
         raise CampaignError(f"Keep chat lines to {CHAT_MAX_LENGTH} characters (this one has {len(text)}).")
+    names, text = whisper_split(text)
+    recipients = () if names is None else whisper_recipients(campaign=campaign, author=author, names=names)
+    if names is not None and not text:
+        raise CampaignError("Write something to whisper after the names.")
+    visibility = WHISPER if recipients else Visibility.PUBLIC
     inline = INLINE_ROLL.findall(text)
     if inline:
         return _chat_with_rolls(
@@ -318,6 +418,8 @@ def chat_line_create(
             lines=inline,
             idempotency_key=idempotency_key,
             roller=roller,
+            visibility=visibility,
+            recipients=recipients,
         )
     _rate_limit_unless_repeat(user=author, action="chat", campaign=campaign, idempotency_key=idempotency_key)
     return feed_entry_create(
@@ -327,6 +429,8 @@ def chat_line_create(
         label=text,
         request={"source": "chat"},
         idempotency_key=idempotency_key,
+        visibility=visibility,
+        recipients=recipients,
     )
 
 
@@ -340,8 +444,12 @@ class _AlreadySaved(Exception):  # noqa: N818 (control flow, never shown)
         self.entry = entry
 
 
-def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) -> tuple[FeedEntry, bool]:
-    """A chat line with inline rolls: each roll its own public feed entry, then the line, at once.
+def _chat_with_rolls(
+    *, campaign, author, text, lines, idempotency_key, roller, visibility, recipients
+) -> tuple[FeedEntry, bool]:
+    """A chat line with inline rolls: each roll its own feed entry, then the line, at once.
+
+    The rolls are seen by whoever sees the line: the table, or a whisper's audience alone.
 
     Every roll is stored like a dice-box roll (every face, chained, in the history), and the chat
     entry's request lists them in order so the line can show each total where it was written. All in
@@ -351,10 +459,12 @@ def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) 
         raise CampaignError(
             f"At most {MAX_INLINE_ROLLS} [[rolls]] in one chat line (this one has {len(lines)})."
         )
-    trees = []
+    dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
+    trees, chances = [], []
     for line in lines:
         try:
             trees.append(notation.parse(line))
+            chances.append(notation_chance(trees[-1], line, **dice_options))
         except notation.NotationError as error:
             raise CampaignError(f"In [[{line}]]: {error}") from error
     if idempotency_key:
@@ -365,12 +475,11 @@ def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) 
     rate_limit_check(user=author, action="chat")
     for _ in trees:
         rate_limit_check(user=author, action="roll")
-    dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
     roller = roller or Roller(secrets.SystemRandom())
     try:
         with transaction.atomic():
             inline = []
-            for line, tree in zip(lines, trees, strict=True):
+            for line, tree, chance in zip(lines, trees, chances, strict=True):
                 rolled = notation.roll(tree, roller, **dice_options)
                 result = notation.render_data(rolled)
                 entry, _ = feed_entry_create(
@@ -380,7 +489,9 @@ def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) 
                     request={"source": "chat", "notation": line},
                     result=result,
                     summary=notation.render_text(rolled),
-                    chance=notation_chance(tree, **dice_options),
+                    chance=chance,
+                    visibility=visibility,
+                    recipients=recipients,
                 )
                 # The roll's seq stays on the server: the page links to the roll by its cursor.
                 inline.append(
@@ -398,6 +509,8 @@ def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) 
                 label=text,
                 request={"source": "chat", "inline": inline},
                 idempotency_key=idempotency_key,
+                visibility=visibility,
+                recipients=recipients,
             )
             if not created:
                 raise _AlreadySaved(entry)
@@ -411,9 +524,12 @@ def _chat_with_rolls(*, campaign, author, text, lines, idempotency_key, roller) 
 CHANCE_MAX_LENGTH = 80
 
 
-def notation_chance(tree, **dice_options):
-    """The exact chance of a dice-box line, shortened to fit the feed entry's column."""
-    chance = notation.chance(tree, **dice_options)
+def notation_chance(tree, text: str, **dice_options):
+    """The exact chance of a dice-box line, shortened to fit the feed entry's column.
+
+    Raises NotationLimitError for a line whose chance is out of reach (notation.rolled_chance).
+    """
+    chance = notation.rolled_chance(tree, text, **dice_options)
     if chance is not None and len(str(chance)) > CHANCE_MAX_LENGTH:
         chance = chance.limit_denominator(10**30)
     return chance

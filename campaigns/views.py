@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
+from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -13,9 +14,9 @@ from rules import notation
 from rules.dice import RulesError
 from rules.notation import NotationError
 
-from . import chain, cursors, hooks, rendering, selectors, services, systems
+from . import chain, cursors, hooks, lan, rendering, selectors, services, systems
 from .forms import CampaignForm
-from .models import Campaign, FeedEntry, Visibility
+from .models import WHISPER, Campaign, FeedEntry, Visibility
 
 
 @login_not_required
@@ -45,11 +46,25 @@ def campaign_detail(request, campaign_id: int):
         "campaign": campaign,
         "is_gm": is_gm,
         "members": selectors.members_of(campaign),
-        "invite_url": request.build_absolute_uri(reverse("campaign_join", args=[campaign.invite_token]))
-        if is_gm
-        else None,
     }
+    if is_gm:
+        context["invite_urls"], context["invite_on_lan"] = invite_urls(
+            request, reverse("campaign_join", args=[campaign.invite_token])
+        )
     return render(request, "campaigns/campaign_detail.html", context)
+
+
+def invite_urls(request, path: str) -> tuple[list[str], bool]:
+    """The links players can open: a GM on this machine's own address (localhost) gets one per LAN address,
+    since players' devices cannot reach a loopback address; anyone else gets the address they used.
+    The flag says the links were swapped for LAN ones."""
+    host, port = split_domain_port(request.get_host())
+    addresses = lan.lan_addresses() if lan.is_loopback(host.strip("[]")) else []
+    if not addresses:
+        return [request.build_absolute_uri(path)], False
+    # The port the GM's browser used: the server listens on it on every interface `make run` binds.
+    suffix = f":{port}" if port else ""
+    return [f"{request.scheme}://{address}{suffix}{path}" for address in addresses], True
 
 
 def campaign_edit(request, campaign_id: int):
@@ -154,13 +169,30 @@ class DiceBoxForm(forms.Form):
             attrs={"placeholder": "2d6+1, d20 adv vs 15, 7k3 vs 20, 5x5 vs 6", "autocomplete": "off"}
         ),
     )
-    visibility = forms.ChoiceField(label="Who sees it", choices=Visibility.choices, initial=Visibility.PUBLIC)
+    visibility = forms.ChoiceField(
+        label="Who sees it",
+        choices=[*Visibility.choices, (WHISPER, "Whisper (to those ticked)")],
+        initial=Visibility.PUBLIC,
+    )
+    # Whom a whisper is for: the others seated at the table (services.whisper_recipients reads "/w").
+    whisper_to = forms.TypedMultipleChoiceField(
+        label="Whisper to",
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "Tick only people seated at this table."},
+    )
     character = forms.TypedChoiceField(label="As", coerce=int, required=False, empty_value=None)
     # A fresh key per rendered form: a double-click or a retried POST carries it twice and rolls once.
     idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$", widget=forms.HiddenInput)
 
-    def __init__(self, *args, subjects: list[hooks.RollSubject], **kwargs):
+    def __init__(self, *args, subjects: list[hooks.RollSubject], campaign, author, seated, **kwargs):
         super().__init__(*args, **kwargs)
+        self.campaign, self.author, self.seated = campaign, author, seated
+        self.others = {user.pk: user for user in seated if user.pk != author.pk}
+        self.fields["whisper_to"].choices = [(user.pk, user.username) for user in self.others.values()]
+        if not self.others:  # alone at the table: nobody to whisper to
+            self.fields["visibility"].choices = Visibility.choices
         self.subjects = {subject.pk: subject for subject in subjects}
         if subjects:
             self.fields["character"].choices = [("", "(no character)")] + [
@@ -172,6 +204,31 @@ class DiceBoxForm(forms.Form):
     def clean_character(self):
         return self.subjects.get(self.cleaned_data["character"])
 
+    def clean(self):
+        """Read a whisper, "/w alice 1d20" in the line or names ticked, each error on its own field.
+
+        ``notation`` keeps the line without its "/w" part; ``recipients`` holds the users named.
+        """
+        data = super().clean()
+        recipients = {pk: self.others[pk] for pk in data.get("whisper_to", [])}
+        if "notation" in data:
+            try:
+                names, data["notation"] = services.whisper_split(data["notation"])
+                if names is not None:
+                    named = services.whisper_recipients(
+                        campaign=self.campaign, author=self.author, names=names, seated=self.seated
+                    )
+                    recipients.update((user.pk, user) for user in named)
+            except services.CampaignError as error:
+                self.add_error("notation", str(error))
+        if "visibility" in data and not self.has_error("notation"):
+            try:
+                data["visibility"] = services.whisper_visibility(data["visibility"], recipients)
+            except services.CampaignError as error:
+                self.add_error("whisper_to", str(error))
+        data["recipients"] = list(recipients.values())
+        return data
+
 
 class ChatForm(forms.Form):
     text = forms.CharField(
@@ -182,10 +239,17 @@ class ChatForm(forms.Form):
     idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$", widget=forms.HiddenInput)
 
 
-def _dice_form(request, campaign, data=None, *, subjects=None) -> DiceBoxForm:
+def _dice_form(request, campaign, data=None, *, subjects=None, seated=None) -> DiceBoxForm:
     if subjects is None:
         subjects = hooks.roll_subjects(request.user, campaign)
-    return DiceBoxForm(data, subjects=subjects, initial={"idempotency_key": _new_key()})
+    return DiceBoxForm(
+        data,
+        subjects=subjects,
+        campaign=campaign,
+        author=request.user,
+        seated=selectors.table_users(campaign) if seated is None else seated,
+        initial={"idempotency_key": _new_key()},
+    )
 
 
 def _chat_form(data=None) -> ChatForm:
@@ -261,6 +325,7 @@ def table_roll(request, campaign_id: int):
             visibility=data["visibility"],
             character=data.get("character"),
             idempotency_key=data["idempotency_key"],
+            recipients=data["recipients"],
         )
     except NotationError as error:
         # The message names the position; the template also draws a caret under the character.
@@ -276,9 +341,13 @@ def table_roll(request, campaign_id: int):
         form.add_error(None, str(error))
         return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
     if request.htmx:
-        # A fresh form (and key) for the next roll; the choice of visibility and character sticks.
-        fresh = _dice_form(request, campaign, subjects=list(form.subjects.values()))
-        fresh.initial.update(visibility=data["visibility"], character=data.get("character"))
+        # A fresh form (and key) for the next roll; the choice of visibility, whisper and character sticks.
+        fresh = _dice_form(request, campaign, subjects=list(form.subjects.values()), seated=form.seated)
+        fresh.initial.update(
+            visibility=data["visibility"],
+            character=data.get("character"),
+            whisper_to=[user.pk for user in data["recipients"]],
+        )
         return _dice_box_response(request, campaign, fresh)
     return redirect("table", campaign.pk)
 
@@ -296,6 +365,10 @@ def table_odds(request, campaign_id: int):
     """
     campaign = selectors.campaign_for_member(request.user, campaign_id)
     text = str(request.GET.get("notation", ""))[: notation.MAX_LENGTH + 1]
+    try:
+        _, text = services.whisper_split(text)  # "/w alice 2d6": the odds of the 2d6
+    except services.CampaignError:
+        pass  # "/w" alone: the parser's own message says what is wrong with the line
     context = {"campaign": campaign}
     if text.strip():
         try:
@@ -309,13 +382,17 @@ def table_odds(request, campaign_id: int):
             except notation.NotExact:
                 # Roll and keep dice, and lines too big to draw, may still have an exact chance.
                 options = systems.get(campaign.system).dice_box_options(campaign.options)
-                chance = notation.chance(tree, **options)
-                context.update(
-                    not_exact=True,
-                    target=getattr(tree, "target", None),
-                    chance=rendering.format_percent(chance),
-                    chance_exact=rendering.exact_text(chance) if chance is not None else "",
-                )
+                try:  # the roll would be refused: say so while the line is typed
+                    chance = notation.rolled_chance(tree, text, **options)
+                except NotationError as error:
+                    context["notation_error"] = _caret(error)
+                else:
+                    context.update(
+                        not_exact=True,
+                        target=getattr(tree, "target", None),
+                        chance=rendering.format_percent(chance),
+                        chance_exact=rendering.exact_text(chance) if chance is not None else "",
+                    )
             else:
                 repeat = tree.count if isinstance(tree, notation.Repeat) else None
                 picture = rendering.distribution_picture(dist, target=dist.target, repeat=repeat)

@@ -9,9 +9,13 @@ class PlayConfig(AppConfig):
     verbose_name = "Play at the table"
 
     def ready(self) -> None:
-        from . import encounter_views, request_views  # they need the models, ready only now
+        from . import encounter_views, request_views, saved_roll_views  # they need the models, ready only now
 
         register, table, sheet = hooks.register_panel, hooks.TABLE, hooks.SHEET
+        register(place=table, name="turn", render=encounter_views.table_turn_panel, order=5)
+        register(place=sheet, name="turn", render=encounter_views.sheet_turn_panel, order=-10)
         register(place=table, name="encounter", render=encounter_views.table_encounter_panel, order=10)
         register(place=table, name="requests", render=request_views.table_requests_panel, order=20)
         register(place=sheet, name="requests", render=request_views.sheet_requests_panel)
+        register(place=table, name="saved", render=saved_roll_views.table_panel, order=25)
+        register(place=sheet, name="saved", render=saved_roll_views.sheet_panel, order=10)

@@ -1,16 +1,21 @@
-"""The GM's encounter pages and the live encounter panel every seat at the table sees."""
+"""The GM's encounter pages, the live encounter panel every seat at the table sees, and a player's turn
+panel (on their sheet and at the table) from which they take their own character's turn."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
-from rules.dice import Roller, system_random
+from rules.dice import Roller, RulesError, system_random
+from sheets import selectors as sheet_selectors
 from sheets.combat import EncounterError
 from sheets.registry import combat_for as rules_for
 
@@ -21,9 +26,12 @@ from .forms import (
     EncounterForm,
     MoveForm,
     NpcNameForm,
+    OddsForm,
     RemoveForm,
     VersionForm,
+    initial_data,
     refusal,
+    with_initial,
 )
 from .models import Encounter
 
@@ -47,7 +55,6 @@ def _encounter_context(request, campaign, encounter):
     combatants = services.combatants_of(encounter)
     actor = services.current_actor(encounter, combatants)
     is_gm = campaign.is_gm(request.user)
-    actions = combat.actions(encounter, actor, combatants) if actor is not None and is_gm else []
     return {
         "campaign": campaign,
         "encounter": encounter,
@@ -64,10 +71,10 @@ def _encounter_context(request, campaign, encounter):
             }
             for c in combatants
         ],
-        "actions": [
-            {"action": a, "form": _styled(a.form_class(prefix=a.key)) if a.form_class else None}
-            for a in actions
-        ],
+        # The actions only the GM's page draws: a player's come in their turn panel.
+        "actions": _action_items(combat, encounter, actor, combatants, by_gm=True)
+        if actor is not None and is_gm
+        else [],
         "npc_form": _styled(combat.npc_form_class(prefix="npc")),
         "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
         "npc_name_form": _styled(NpcNameForm(initial={"version": encounter.version})),
@@ -244,3 +251,197 @@ def _same_version(encounter, form: forms.Form) -> None:
     """Adding leaves the version alone, but a page drawn before the fight moved on must look again first."""
     if form.cleaned_data["version"] != encounter.version:
         raise EncounterError("The encounter moved on since this page was loaded; look again and retry.")
+
+
+# ----- the actions of a turn, priced ----------------------------------------------------------------
+
+
+def _chance(combat, encounter, actor, action, target, data):
+    """The exact chance of ``action`` as its form's ``data`` (None: as first drawn) would roll it; None
+    when it rolls nothing or the inputs do not make a roll yet."""
+    try:
+        options = {}
+        if action.form_class is not None:
+            form = action.form_class(
+                data if data is not None else initial_data(action.form_class, prefix=action.key),
+                prefix=action.key,
+            )
+            if not form.is_valid():
+                return None
+            options = form.cleaned_data
+        return combat.chance(encounter, actor, action.key, target, options)
+    except (EncounterError, RulesError, KeyError, ValueError):
+        return None  # inputs the roll itself would refuse, with its message, when it is made
+
+
+def _action_items(combat, encounter, actor, combatants, *, by_gm: bool) -> list[dict]:
+    """Each action open to ``actor`` with its form (a player's without the GM's inputs) and its odds
+    against its first target."""
+    items = []
+    for action in combat.actions(encounter, actor, combatants):
+        if action.gm_only and not by_gm:
+            continue
+        form = None
+        if action.form_class is not None:
+            form = _styled(action.form_class(prefix=action.key))
+            if not by_gm:
+                for name in action.gm_fields:
+                    form.fields.pop(name, None)
+        target = action.targets[0] if action.needs_target and action.targets else None
+        chance = _chance(combat, encounter, actor, action, target, None)
+        items.append({"action": action, "form": form, "percent": format_percent(chance)})
+    return items
+
+
+def encounter_odds(request, campaign_id: int, encounter_id: int):
+    """The odds of one action as its form stands now (re-priced when an input changes)."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    form = OddsForm(request.GET)
+    percent = ""
+    if form.is_valid():
+        combatants = services.combatants_of(encounter)
+        actor = services.current_actor(encounter, combatants)
+        if actor is None or actor.pk != form.cleaned_data["actor"]:
+            pass  # the turn moved on: the panel's refresh is on its way
+        elif not services.may_act_for(request.user, encounter, actor):
+            return HttpResponse(
+                "Only that combatant's player or the GM can see those odds.",
+                status=403,
+                content_type="text/plain",
+            )
+        else:
+            combat = rules_for(campaign)
+            offered = {a.key: a for a in combat.actions(encounter, actor, combatants)}
+            action = offered.get(form.cleaned_data["action"])
+            if action is not None:
+                target = next((c for c in action.targets if c.pk == form.cleaned_data["target"]), None)
+                data = request.GET
+                if action.form_class is not None and not campaign.is_gm(request.user):
+                    data = with_initial(data, action.form_class, prefix=action.key, names=action.gm_fields)
+                percent = format_percent(_chance(combat, encounter, actor, action, target, data))
+    return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
+
+
+# ----- a player's turn panel --------------------------------------------------------------------
+
+
+def _turn_context(request, campaign, character=None) -> dict | None:
+    """What a player's turn panel shows: None for whoever gets no panel at all (the GM, who runs every
+    turn from the encounter page; another player's sheet); else the panel, empty outside a fight."""
+    user = request.user
+    if campaign.is_gm(user) or (character is not None and character.owner_id != user.pk):
+        return None
+    context = {
+        "campaign": campaign,
+        "character": character,
+        "refresh_url": reverse("sheet_turn", args=[character.pk])
+        if character is not None
+        else reverse("turn_panel", args=[campaign.pk]),
+        "encounter": None,
+        "my_turn": False,
+    }
+    encounter = services.running_encounter(campaign)
+    if encounter is None:
+        return context
+    combatants = services.combatants_of(encounter)
+    mine = [
+        c
+        for c in combatants
+        if c.character is not None
+        and c.character.owner_id == user.pk
+        and (character is None or c.character_id == character.pk)
+    ]
+    if not mine:
+        return context
+    combat = rules_for(campaign)
+    actor = services.current_actor(encounter, combatants)
+    my_turn = actor is not None and any(c.pk == actor.pk for c in mine)
+    context.update(
+        encounter=encounter,
+        actor=actor,
+        my_turn=my_turn,
+        actions=_action_items(combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
+        # The sheet has no feed beside it: the fight's latest lines, as this player may see them.
+        latest=feed_tagged(user, campaign, request_key="encounter", value=encounter.pk, limit=3)
+        if character is not None
+        else [],
+    )
+    return context
+
+
+def _turn_html(request, context) -> str:
+    return "" if context is None else render_to_string("play/_turn_panel.html", context, request=request)
+
+
+def table_turn_panel(request, *, campaign):
+    """The player's turn panel on the table page, rendered with the page."""
+    return _turn_html(request, _turn_context(request, campaign))
+
+
+def sheet_turn_panel(request, *, campaign, character):
+    """The player's turn panel on their character's sheet, rendered with the page."""
+    return _turn_html(request, _turn_context(request, campaign, character))
+
+
+def _turn_response(request, campaign, character=None, *, error: str = "", status: int = 200):
+    context = _turn_context(request, campaign, character)
+    if context is None:
+        return HttpResponse(status=204)
+    # Fetched again (a live refresh or an action's answer): the announcement is put in the page's own
+    # live region out of band, so screen readers hear the change.
+    context.update(error=error, oob=True)
+    return TemplateResponse(request, "play/_turn_panel.html", context, status=status)
+
+
+def turn_panel(request, campaign_id: int):
+    """The table page's turn panel, as its live refresh fetches it."""
+    return _turn_response(request, campaign_for_member(request.user, campaign_id))
+
+
+def sheet_turn(request, character_id: int):
+    """A sheet's turn panel, as its live refresh fetches it."""
+    character = sheet_selectors.character_for_viewer(request.user, character_id)
+    return _turn_response(request, character.campaign, character)
+
+
+@require_POST
+def turn_act(request, campaign_id: int, encounter_id: int):
+    """A player takes their own character's turn (the GM may too): one action from the turn panel."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    character = None
+    if request.POST.get("character"):
+        character = sheet_selectors.character_for_viewer(request.user, _whole(request.POST["character"]))
+        if character.campaign_id != campaign.pk:
+            character = None
+    error, status = "", 200
+    try:
+        form = _valid(ActForm(request.POST), "the action")
+        key = form.cleaned_data["action"]
+        services.encounter_act(
+            encounter=encounter,
+            version=form.cleaned_data["version"],
+            actor_id=form.cleaned_data["actor"],
+            action=key,
+            target_id=form.cleaned_data["target"],
+            data=request.POST,
+            prefix=key,
+            roller=Roller(system_random()),
+            author=request.user,
+        )
+    except services.TurnRefused as refused:
+        error, status = str(refused), 403
+    except EncounterError as refused:
+        error, status = str(refused), 422
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(character.get_absolute_url() if character else reverse("table", args=[campaign.pk]))
+    if status == 403:
+        return HttpResponse(error, status=403, content_type="text/plain")
+    return _turn_response(request, campaign, character, error=error, status=status)
+
+
+def _whole(text: str) -> int:
+    return int(text) if text.isdigit() and len(text) < 12 else 0

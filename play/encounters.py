@@ -1,7 +1,9 @@
 """What changes an encounter: create, add combatants, start, act, next turn, end.
 
 Every GM action carries the encounter's version, so a double click or a second tab cannot act twice;
-every roll lands in the table feed; every change to a sheet goes through the sheet history.
+every roll lands in the table feed; every change to a sheet goes through the sheet history. A player
+takes their own character's turn (``encounter_act`` with the player as author); everything else is the
+GM's.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from rules.dice import Roller, RulesError
 from sheets.combat import EncounterError, RollResult
 from sheets.registry import combat_for as rules_for
 
-from .forms import cleaned
+from .forms import cleaned, with_initial
 from .models import Combatant, Encounter
+
+
+class TurnRefused(EncounterError):
+    """A player tried to act out of their turn, or for a combatant that is not theirs."""
 
 
 def _claim(encounter: Encounter, version: int) -> None:
@@ -194,6 +200,19 @@ def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> li
     return lines
 
 
+def may_act_for(user, encounter: Encounter, combatant: Combatant) -> bool:
+    """Whether ``user`` may take ``combatant``'s turn: the GM for anyone, a player for their own
+    character (never for a quick NPC, which is the GM's)."""
+    if encounter.campaign.is_gm(user):
+        return True
+    return combatant.character is not None and combatant.character.owner_id == user.pk
+
+
+def running_encounter(campaign) -> Encounter | None:
+    """The fight going on now (the newest, should the GM run two)."""
+    return campaign.encounters.filter(status=Encounter.Status.RUNNING).first()
+
+
 @transaction.atomic
 def encounter_act(
     *,
@@ -212,10 +231,15 @@ def encounter_act(
     _claim(encounter, version)
     combatants = combatants_of(encounter)
     actor = current_actor(encounter, combatants)
+    by_gm = encounter.campaign.is_gm(author)
     if actor is None or actor.pk != actor_id:
-        raise EncounterError("It is not that combatant's turn.")
+        if by_gm or actor is None:
+            raise EncounterError("It is not that combatant's turn.")
+        raise TurnRefused(f"It is not your turn: it is {actor.name}'s.")
+    if not may_act_for(author, encounter, actor):
+        raise TurnRefused(f"It is {actor.name}'s turn: only {actor.name}'s player or the GM acts now.")
     combat = rules_for(encounter.campaign)
-    offered = {a.key: a for a in combat.actions(encounter, actor, combatants)}
+    offered = {a.key: a for a in combat.actions(encounter, actor, combatants) if by_gm or not a.gm_only}
     if action not in offered:
         raise EncounterError("That action is not open to this combatant now.")
     target = None
@@ -224,6 +248,8 @@ def encounter_act(
         if target is None:
             raise EncounterError("Pick a target for that action.")
     form_class = offered[action].form_class
+    if form_class is not None and not by_gm:
+        data = with_initial(data, form_class, prefix=prefix, names=offered[action].gm_fields)
     options = (
         cleaned(form_class, data, prefix=prefix, what=f"the options of {offered[action].label}")
         if form_class is not None

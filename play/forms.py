@@ -8,7 +8,12 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import IdField, WholeNumberField
+from campaigns.hooks import RollSubject
+from campaigns.models import Visibility
+from rules import notation
 from sheets.combat import EncounterError
+
+from .models import SavedRoll
 
 
 def refusal(what: str, *bound: forms.Form) -> str:
@@ -31,6 +36,34 @@ def cleaned(form_class: type[forms.Form], data: Any, *, prefix: str | None, what
     if not form.is_valid():
         raise EncounterError(refusal(what, form))
     return form.cleaned_data
+
+
+def initial_data(form_class: type[forms.Form], *, prefix: str | None, names=None) -> dict[str, str]:
+    """What the form posts as first drawn (each field's initial value), for the fields ``names`` (None:
+    all): an unticked checkbox posts nothing."""
+    form = form_class(prefix=prefix)
+    data = {}
+    for name, field in form.fields.items():
+        if names is not None and name not in names:
+            continue
+        value = form.get_initial_for_field(field, name)
+        if isinstance(field.widget, forms.CheckboxInput):
+            if value:
+                data[form.add_prefix(name)] = "on"
+        else:
+            data[form.add_prefix(name)] = "" if value is None else str(value)
+    return data
+
+
+def with_initial(data: Any, form_class: type[forms.Form], *, prefix: str | None, names) -> Any:
+    """``data`` with the fields ``names`` put back to their initial values, whatever was posted for them."""
+    form = form_class(prefix=prefix)
+    kept = data.copy()  # a QueryDict's copy keeps every value of a multiple choice
+    for name in names:
+        kept.pop(form.add_prefix(name), None)
+    for key, value in initial_data(form_class, prefix=prefix, names=names).items():
+        kept[key] = value
+    return kept
 
 
 class EncounterForm(forms.Form):
@@ -74,6 +107,14 @@ class ActForm(VersionForm):
     target = IdField(required=False, label="Target")
 
 
+class OddsForm(forms.Form):
+    """Which action's odds to work out: who acts, what, at whom (the action's inputs under its key)."""
+
+    actor = IdField(label="Acting combatant")
+    action = forms.CharField(max_length=40, label="Action")
+    target = IdField(required=False, label="Target")
+
+
 class RemoveForm(VersionForm):
     combatant = IdField(label="Combatant")
 
@@ -98,3 +139,49 @@ class AnswerForm(forms.Form):
     """A player's answer to a roll request: the key of one of the sheet's roll buttons."""
 
     key = forms.CharField(max_length=80)
+
+
+class SavedRollForm(forms.Form):
+    """A named dice-box line to keep; on the table page also whom it is for (myself or a character).
+
+    The line itself is read by the model (play.models.SavedRoll.clean), as the dice box reads it.
+    """
+
+    name = forms.CharField(
+        max_length=SavedRoll.MAX_NAME, label="Name",
+        widget=forms.TextInput(attrs={"placeholder": "Sword attack", "autocomplete": "off"}),
+    )
+    line = forms.CharField(
+        max_length=notation.MAX_LENGTH, label="Dice",
+        widget=forms.TextInput(
+            attrs={"placeholder": "1d20+5 vs 15", "autocomplete": "off", "spellcheck": "false"}
+        ),
+    )
+    visibility = forms.ChoiceField(
+        label="Who sees it when rolled", choices=Visibility.choices, initial=Visibility.PUBLIC
+    )
+    character = forms.TypedChoiceField(label="For", coerce=int, required=False, empty_value=None)
+
+    def __init__(self, *args, subjects: list[RollSubject] | None = None, **kwargs):
+        """``subjects``: whom the user may save a roll for (the table page); None: the sheet's character."""
+        super().__init__(*args, **kwargs)
+        if subjects is None:
+            del self.fields["character"]
+        else:
+            self.fields["character"].choices = [("", "Myself")] + [(s.pk, s.name) for s in subjects]
+
+    def notation_caret(self) -> dict | None:
+        """The refused line with a caret under the character at fault, as the dice box draws it."""
+        if "line" not in self.errors:
+            return None
+        try:
+            notation.parse(str(self.data.get(self.add_prefix("line"), "")).strip())
+        except notation.NotationError as error:
+            return {"text": error.text, "caret": " " * error.index + "^"}
+        return None
+
+
+class IdempotencyForm(forms.Form):
+    """The one-time key every roll button carries, so a double click rolls once."""
+
+    idempotency_key = forms.RegexField(regex=r"^[A-Za-z0-9_-]{8,64}$")

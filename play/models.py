@@ -7,6 +7,8 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, FeedEntry, Visibility
 from campaigns.validators import check_json_object
+from rules import notation
+from rules.dice import RulesError
 from sheets.combat import Side
 from sheets.models import Character
 
@@ -118,3 +120,72 @@ class RollRequestTarget(models.Model):
 
     def __str__(self) -> str:
         return f"{self.request} for {self.character}"
+
+
+class SavedRoll(models.Model):
+    """A named dice-box line a user keeps to roll with one click: for one character, or for themselves.
+
+    It belongs to its owner alone, the GM included (a GM's saved rolls are the GM's, e.g. secret NPC
+    rolls); nobody else sees or rolls it. Rolling it is a dice-box roll (play/saved_rolls.py).
+    """
+
+    MAX_NAME = 40
+    MAX_PER_SCOPE = 30  # saved rolls per owner and character (or per owner "for myself")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="saved_rolls")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_rolls")
+    # None: the owner rolls it as themselves, not as a character.
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, null=True, blank=True, related_name="saved_rolls"
+    )
+    name = models.CharField(max_length=MAX_NAME)
+    # As typed; read by rules.notation when saved and again when rolled.
+    line = models.CharField(max_length=200)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            # NULLs are distinct in a unique constraint, so "for myself" needs its own.
+            models.UniqueConstraint(
+                "owner", "character", models.functions.Lower("name"),
+                condition=models.Q(character__isnull=False),
+                name="one_saved_roll_name_per_character",
+            ),
+            models.UniqueConstraint(
+                "owner", "campaign", models.functions.Lower("name"),
+                condition=models.Q(character__isnull=True),
+                name="one_saved_roll_name_per_owner",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        """The line must read as the dice box reads it; the character must be one the owner rolls as."""
+        errors = {}
+        self.name = " ".join(str(self.name).split())
+        self.line = str(self.line).strip()
+        if not self.name:
+            errors["name"] = "Give the roll a name."
+        try:
+            notation.parse(self.line)
+        except RulesError as error:  # NotationError names the character at fault, as the dice box says
+            errors["line"] = str(error)
+        if self.character_id is not None and self.campaign_id is not None:
+            character = self.character
+            if character.campaign_id != self.campaign_id or not (
+                character.owner_id == self.owner_id or self.campaign.gm_id == self.owner_id
+            ):
+                errors["character"] = "You can only save rolls for your own characters."
+        if self.name and self.owner_id is not None and "character" not in errors:
+            same = SavedRoll.objects.filter(
+                owner_id=self.owner_id, campaign_id=self.campaign_id, character_id=self.character_id,
+                name__iexact=self.name,
+            ).exclude(pk=self.pk)
+            if same.exists():
+                errors["name"] = f"You already have a saved roll called “{self.name}” here."
+        if errors:
+            raise ValidationError(errors)

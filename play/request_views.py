@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
@@ -17,9 +18,7 @@ from sheets.registry import system_for
 
 from . import requests as roll_requests
 from .forms import AnswerForm, IdsChoiceField
-from .models import RollRequestTarget
-
-OPTIONS_PREFIX = "opt"
+from .models import RollRequest, RollRequestTarget
 
 
 class RequestForm(forms.Form):
@@ -47,17 +46,21 @@ class RequestForm(forms.Form):
         )
 
 
-def _gm_panel_context(campaign, *, form=None, options_form=None):
+def _gm_panel_context(campaign, *, form=None, options_form=None, error=""):
     return {
         "campaign": campaign,
         "form": form or RequestForm(campaign=campaign),
         "options_form": options_form or system_for(campaign).options_form(character=None, data=None),
-        "requests": roll_requests.requests_for_gm(campaign),
+        "requests": [
+            {"request": asked, "tally": roll_requests.tally(asked)}
+            for asked in roll_requests.requests_for_gm(campaign)
+        ],
+        "error": error,
     }
 
 
-def _gm_panel(request, campaign, *, form=None, options_form=None, status=200):
-    context = _gm_panel_context(campaign, form=form, options_form=options_form)
+def _gm_panel(request, campaign, *, form=None, options_form=None, error="", status=200):
+    context = _gm_panel_context(campaign, form=form, options_form=options_form, error=error)
     return TemplateResponse(request, "play/_requests_gm.html", context, status=status)
 
 
@@ -93,6 +96,24 @@ def requests_gm(request, campaign_id: int):
     return _gm_panel(request, campaign)
 
 
+@require_POST
+def request_result(request, campaign_id: int, request_id: int):
+    """The GM sends a request's group result to the table: one public feed entry, however many clicks."""
+    campaign = campaign_for_gm(request.user, campaign_id)
+    asked = get_object_or_404(RollRequest, pk=request_id, campaign=campaign)
+    try:
+        roll_requests.roll_request_send_result(request=asked, gm=request.user)
+    except roll_requests.RequestError as refused:
+        if not request.htmx:
+            messages.error(request, str(refused))
+            return redirect("table", campaign.pk)
+        return _gm_panel(request, campaign, error=str(refused), status=422)
+    if not request.htmx:
+        messages.success(request, "The group result is in the table's feed.")
+        return redirect("table", campaign.pk)
+    return _gm_panel(request, campaign)
+
+
 def _options_data(campaign, post):
     """The options as the GM typed them; a field left out takes the sheet's default."""
     defaults = system_for(campaign).options_form(character=None).fields
@@ -111,16 +132,25 @@ def _plain(data) -> dict:
 
 
 def _prompts(request, character):
-    prompts = []
+    prompts, answered = [], []
     if character.can_edit(request.user):
         system = system_for(character.campaign)
         for target in roll_requests.open_requests_for(character):
-            form = system.options_form(character=character, data=target.request.options)
-            buttons = system.buttons(character, form.cleaned_data) if form.is_valid() else []
-            if target.request.roll_key:
-                buttons = [b for b in buttons if b.key == target.request.roll_key]
-            prompts.append({"target": target, "request": target.request, "buttons": buttons, "options": form})
-    return {"character": character, "prompts": prompts}
+            asked = target.request
+            form = system.options_form(character=character, data=asked.options)
+            fits = form.is_valid()
+            buttons = system.request_buttons(character, asked.roll_key, form.cleaned_data) if fits else []
+            # Why the GM's options do not fit this sheet (more dice than its pool, raises past its Void).
+            problems = [] if fits else [str(error) for errors in form.errors.values() for error in errors]
+            prompts.append({"target": target, "request": asked, "buttons": buttons, "problems": problems})
+        # The sheet keeps showing each answer until the GM closes the request, as the feed shows it to
+        # this viewer: a blind request's answer only as the notice that the roll was made.
+        for target in roll_requests.answered_requests_for(character):
+            variant = entry_variant_for(request.user, target.entry, character.campaign)
+            if variant:
+                mine = target.entry.author_id == request.user.pk
+                answered.append({"target": target, "entry": target.entry, "variant": variant, "mine": mine})
+    return {"character": character, "prompts": prompts, "answered": answered}
 
 
 def sheet_requests_panel(request, *, campaign, character):
@@ -139,13 +169,12 @@ def sheet_request_roll(request, character_id: int, target_id: int):
     character = selectors.character_for_editor(request.user, character_id)
     target = get_object_or_404(RollRequestTarget, pk=target_id, character=character)
     error = ""
-    entry = None
     answer = AnswerForm(request.POST)
     if not answer.is_valid():  # no key, or longer than any roll button's
         error = "That is not something this sheet can roll."
     else:
         try:
-            entry = roll_requests.roll_request_answer(
+            roll_requests.roll_request_answer(
                 target=target,
                 key=answer.cleaned_data["key"],
                 roller=Roller(system_random()),
@@ -157,10 +186,6 @@ def sheet_request_roll(request, character_id: int, target_id: int):
             error = " ".join(refused.messages) if isinstance(refused, ValidationError) else str(refused)
     response = sheet_requests(request, character_id)
     response.context_data["error"] = error
-    if entry is not None:
-        # The answer as the feed shows it to this roller: for a blind request only that it was made.
-        response.context_data["answered"] = entry
-        response.context_data["answered_variant"] = entry_variant_for(request.user, entry, character.campaign)
     if error:
         response.status_code = 422
     return response

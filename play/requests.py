@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaigns import realtime
-from rules.dice import Roller
+from campaigns.models import FeedEntry, Visibility
+from campaigns.services import entry_for_key, feed_entry_create
+from rules.dice import Outcome, Roller
 from sheets import services
 from sheets.models import Character
 from sheets.registry import system_for
 
 from .models import RollRequest, RollRequestTarget
+
+# How the group result counts each answer. A Triad mixed result is a success with a cost (the task
+# is done), so it counts as succeeded; a roll with no outcome (damage) is counted in neither.
+SUCCEEDED = frozenset({Outcome.SUCCESS, Outcome.TRUMP, Outcome.CRITICAL, Outcome.GREATER, Outcome.MIXED})
+FAILED = frozenset({Outcome.FAILURE, Outcome.FUMBLE})
 
 
 class RequestError(Exception):
@@ -60,6 +68,15 @@ def open_requests_for(character: Character):
     )
 
 
+def answered_requests_for(character: Character):
+    """This character's answers to requests the GM has not closed yet, oldest first (the sheet shows them)."""
+    return (
+        RollRequestTarget.objects.filter(character=character, entry__isnull=False, request__open=True)
+        .select_related("request", "entry", "entry__author")
+        .order_by("request__created_at", "pk")
+    )
+
+
 @transaction.atomic
 def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, author):
     """Roll what the GM asked for with the GM's options; the answer is a feed entry linked to the request."""
@@ -69,10 +86,10 @@ def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, 
     if target.entry_id is not None or not target.request.open:
         raise RequestError("That roll was already made.")
     request = target.request
-    if request.roll_key and key != request.roll_key:
-        raise RequestError("Roll what the GM asked for.")
     character = target.character
     system = system_for(character.campaign)
+    if request.roll_key and key != system.request_roll_key(character, request.roll_key):
+        raise RequestError("Roll what the GM asked for.")
     form = system.options_form(character=character, data=request.options)
     if not form.is_valid():
         raise ValidationError("The GM's options no longer fit this sheet; ask the GM for a new request.")
@@ -86,7 +103,102 @@ def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, 
     )
     target.entry = entry
     target.save(update_fields=["entry"])
-    realtime.panel_changed(campaign_id=character.campaign_id, panel="requests")
+    # A hidden request's answer concerns only the GM's panel: other pages do not even hear that it came.
+    hidden = request.visibility != Visibility.PUBLIC
+    realtime.panel_changed(campaign_id=character.campaign_id, panel="requests", gm_only=hidden)
+    return entry
+
+
+@dataclass(frozen=True)
+class Answer:
+    name: str
+    entry: FeedEntry | None  # None: not answered yet
+    text: str = ""  # the system's few words for the result ("23 vs TN 15, success")
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A request's answers so far, as the GM's panel lists them and the group result tells the table."""
+
+    answers: tuple[Answer, ...]
+    succeeded: int
+    failed: int
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for answer in self.answers if answer.entry is not None)
+
+    def text(self) -> str:
+        """The group result's one line: the counts, then each character's answer."""
+        counts = f"{self.answered} of {len(self.answers)} answered"
+        counts += f": {self.succeeded} succeeded, {self.failed} failed"
+        parts = [
+            f"{a.name} {a.text}" if a.entry is not None else f"{a.name} did not answer" for a in self.answers
+        ]
+        return f"{counts}. " + "; ".join(parts)
+
+
+def tally(request: RollRequest) -> Tally:
+    """Count a request's answers (its targets and entries prefetched, as requests_for_gm does)."""
+    system = system_for(request.campaign)
+    answers = []
+    succeeded = failed = 0
+    for target in request.targets.all():
+        entry = target.entry
+        if entry is None:
+            answers.append(Answer(target.character.name, None))
+            continue
+        outcome = entry.result.get("outcome")
+        succeeded += outcome in SUCCEEDED
+        failed += outcome in FAILED
+        name = entry.character_name or target.character.name
+        answers.append(Answer(name, entry, system.answer_text(entry.result)))
+    return Tally(tuple(answers), succeeded, failed)
+
+
+def _result_key(request: RollRequest) -> str:
+    return f"roll-request-{request.pk}-result"
+
+
+@transaction.atomic
+def roll_request_send_result(*, request: RollRequest, gm) -> FeedEntry:
+    """Post the request's group result to the table (public) and close it; a second call posts nothing.
+
+    Closing it takes the prompt off the sheets of those who did not answer: the GM has moved on.
+    """
+    request = (
+        RollRequest.objects.select_for_update()
+        .select_related("campaign")
+        .prefetch_related("targets__character", "targets__entry")
+        .get(pk=request.pk)
+    )
+    if not request.open:
+        sent = entry_for_key(campaign=request.campaign, author=gm, idempotency_key=_result_key(request))
+        if sent is None:
+            raise RequestError("That request is closed.")
+        return sent
+    counted = tally(request)
+    if not counted.answered:
+        raise RequestError("Nobody has answered yet: wait for an answer before sending the group result.")
+    text = counted.text()
+    entry, _ = feed_entry_create(
+        campaign=request.campaign,
+        author=gm,
+        label=f"{request.label}: group result",
+        request={
+            "roll_request": request.pk,
+            "roll_key": request.roll_key,
+            "answered": counted.answered,
+            "asked": len(counted.answers),
+            "succeeded": counted.succeeded,
+            "failed": counted.failed,
+        },
+        summary=text if len(text) <= 300 else text[:299] + "…",
+        visibility=Visibility.PUBLIC,
+        idempotency_key=_result_key(request),
+    )
+    RollRequest.objects.filter(pk=request.pk).update(open=False)
+    realtime.panel_changed(campaign_id=request.campaign_id, panel="requests")
     return entry
 
 

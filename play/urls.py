@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import encounter_views, request_views
+from . import encounter_views, request_views, saved_roll_views
 
 urlpatterns = [
     path("campaigns/<int:campaign_id>/encounters/", encounter_views.encounter_list, name="encounters"),
@@ -10,8 +10,29 @@ urlpatterns = [
          name="encounter"),
     path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/<slug:verb>/",
          encounter_views.encounter_action, name="encounter_action"),
+    # A player's turn: the panel on the table page and on their sheet, acting from it, and the odds.
+    path("campaigns/<int:campaign_id>/turn/", encounter_views.turn_panel, name="turn_panel"),
+    path("campaigns/<int:campaign_id>/turn/<int:encounter_id>/act/", encounter_views.turn_act,
+         name="turn_act"),
+    path("campaigns/<int:campaign_id>/turn/<int:encounter_id>/odds/", encounter_views.encounter_odds,
+         name="encounter_odds"),
+    path("characters/<int:character_id>/turn/", encounter_views.sheet_turn, name="sheet_turn"),
     path("campaigns/<int:campaign_id>/requests/", request_views.requests_gm, name="requests_gm"),
+    path("campaigns/<int:campaign_id>/requests/<int:request_id>/result/", request_views.request_result,
+         name="request_result"),
     path("characters/<int:character_id>/requests/", request_views.sheet_requests, name="sheet_requests"),
     path("characters/<int:character_id>/requests/<int:target_id>/roll/", request_views.sheet_request_roll,
          name="sheet_request_roll"),
+    path("campaigns/<int:campaign_id>/saved-rolls/", saved_roll_views.table_saved_rolls,
+         name="table_saved_rolls"),
+    path("campaigns/<int:campaign_id>/saved-rolls/<int:saved_id>/roll/", saved_roll_views.table_saved_roll,
+         name="table_saved_roll"),
+    path("campaigns/<int:campaign_id>/saved-rolls/<int:saved_id>/delete/",
+         saved_roll_views.table_saved_roll_delete, name="table_saved_roll_delete"),
+    path("characters/<int:character_id>/saved-rolls/", saved_roll_views.sheet_saved_rolls,
+         name="sheet_saved_rolls"),
+    path("characters/<int:character_id>/saved-rolls/<int:saved_id>/roll/", saved_roll_views.sheet_saved_roll,
+         name="sheet_saved_roll"),
+    path("characters/<int:character_id>/saved-rolls/<int:saved_id>/delete/",
+         saved_roll_views.sheet_saved_roll_delete, name="sheet_saved_roll_delete"),
 ]

@@ -525,12 +525,22 @@ def minutes_to_death(hp: int) -> int | None:
 
 def hp_after_bleeding(hp: int, minutes: int) -> int:
     """HP of an untended character after ``minutes``: only the dying lose HP, down to -10."""
+    return bleed(hp, minutes)[0]
+
+
+def bleed(hp: int, minutes: int) -> tuple[int, int]:
+    """(HP, minutes already run toward the next loss) after ``minutes`` untended.
+
+    The minutes left over count toward the next loss, so time told in pieces bleeds like time told at
+    once; they are 0 for anyone not dying (nothing is counting).
+    """
     if not _is_int(minutes) or minutes < 0:
         raise RulesError(f"Elapsed time is a whole number of minutes, 0 or more, not {minutes!r}.")
+    condition(hp)
     while condition(hp) == "dying" and minutes >= 10 + hp:
         minutes -= 10 + hp
         hp -= 1
-    return hp
+    return hp, minutes if condition(hp) == "dying" else 0
 
 
 def apply_damage(hp: int, amount: int) -> int:

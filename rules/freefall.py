@@ -395,7 +395,9 @@ def break_gear(item: Gear) -> Gear:
 
 
 def repair_gear(item: Gear) -> Gear:
-    """Fix an item back to intact (when the fiction allows it)."""
+    """Fix a faulty or broken item back to intact (the seed sets no cost or roll: the fiction decides)."""
+    if item.condition is GearCondition.INTACT:
+        raise FreeFallError(f"{item.name} is intact: there is nothing to repair.", field="gear")
     return replace(item, condition=GearCondition.INTACT)
 
 

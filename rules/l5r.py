@@ -871,23 +871,6 @@ def _curve(
     return tuple(curve)
 
 
-def distribution(
-    rolled: int,
-    kept: int,
-    *,
-    explode: bool = True,
-    bonus: int = 0,
-    odd_die_bonus: bool = False,
-    high: int | None = None,
-) -> dict[int, Fraction]:
-    """Exact P(total == t) up to ``high``; the entry at ``high`` is P(total >= high)."""
-    curve = total_curve(rolled, kept, explode=explode, bonus=bonus, odd_die_bonus=odd_die_bonus, high=high)
-    ts = sorted(curve)
-    out = {t: curve[t] - curve[t + 1] for t in ts[:-1]}
-    out[ts[-1]] = curve[ts[-1]]
-    return out
-
-
 def cache_clear() -> None:
     """Forget every cached odds figure (for cold-start benchmarks)."""
     for fn in (_die_weights, _chance, _curve):

@@ -35,6 +35,7 @@ from rules.dice import DiceLimitError, Outcome, Roller, RulesError
 from rules.fivebyfive import RANKS as FIVE_BY_FIVE_RANKS
 from rules.fivebyfive import chance as five_by_five_chance
 from rules.fivebyfive import check as five_by_five_check
+from rules.l5r import MAX_ODDS_TARGET as L5R_MAX_TARGET
 from rules.l5r import chance as l5r_chance
 from rules.l5r import ten_dice
 
@@ -2010,12 +2011,28 @@ def _threshold(tree: Expression) -> int | None:
     return 1 if counts_successes(tree) else None
 
 
-def chance(tree: Tree, *, odd_die_bonus: bool = False) -> Fraction | None:
-    """The exact chance (a Fraction) that a line succeeds: meets its target, or scores a success.
+def _roll_keep_line(tree: Expression) -> tuple[RollKeep, int] | None:
+    """A line that is one L5R pool plus constants: (the pool, the constants' sum); else None."""
+    constant = sum(t.sign * t.node.value for t in tree.terms if isinstance(t.node, Constant))
+    groups = [t for t in tree.terms if not isinstance(t.node, Constant)]
+    if len(groups) == 1 and isinstance(groups[0].node, RollKeep) and groups[0].sign > 0:
+        return groups[0].node, constant
+    return None
 
-    None without a target or success count, for a repeated line (each roll has its own outcome),
-    and when the exact figure is out of reach within the time bound (see :class:`NotExact`).
-    """
+
+def _highest_quick_tn(node: RollKeep, constant: int, odd_die_bonus: bool) -> int:
+    """The highest target the L5R engine answers for this pool within its budget (see _l5r_ms) and
+    its own bound on the TN less the bonuses."""
+    rolled, kept, bonus = ten_dice(node.rolled, node.kept, odd_die_bonus=odd_die_bonus)
+    scale = min(1.0, rolled * kept / 50)
+    reach = min(L5R_MAX_TARGET, int(250 * (_L5R_BUDGET_MS / (200.0 * scale)) ** (1 / 2.6)))
+    while reach > 0 and _l5r_ms(node, reach + bonus, odd_die_bonus) > _L5R_BUDGET_MS:
+        reach -= 1  # the float root may land a step past the bound
+    return reach + bonus + constant
+
+
+def _exact_chance(tree: Tree, odd_die_bonus: bool) -> Fraction | None:
+    """chance(), raising RulesError (NotExact included) where the figure is out of reach."""
     if isinstance(tree, FiveByFive):
         return five_by_five_chance(tree.value, doubles_token=tree.doubles_token)
     if isinstance(tree, Repeat):
@@ -2023,24 +2040,65 @@ def chance(tree: Tree, *, odd_die_bonus: bool = False) -> Fraction | None:
     threshold = _threshold(tree)
     if threshold is None:
         return None
-    constant = sum(t.sign * t.node.value for t in tree.terms if isinstance(t.node, Constant))
-    groups = [t for t in tree.terms if not isinstance(t.node, Constant)]
+    pool = _roll_keep_line(tree)
+    if pool is not None:
+        node, constant = pool
+        if _l5r_ms(node, threshold - constant, odd_die_bonus) > _L5R_BUDGET_MS:
+            raise NotExact("the L5R engine would take too long at this TN")
+        return l5r_chance(
+            node.rolled,
+            node.kept,
+            threshold,
+            explode=not node.unskilled,
+            bonus=constant,
+            odd_die_bonus=odd_die_bonus,
+        )
+    return _metered(lambda: _expression_chance(tree, threshold))
+
+
+def chance(tree: Tree, *, odd_die_bonus: bool = False) -> Fraction | None:
+    """The exact chance (a Fraction) that a line succeeds: meets its target, or scores a success.
+
+    None without a target or success count, for a repeated line (each roll has its own outcome),
+    and when the exact figure is out of reach within the time bound (see :class:`NotExact`).
+    """
     try:
-        if len(groups) == 1 and isinstance(groups[0].node, RollKeep) and groups[0].sign > 0:
-            node = groups[0].node
-            if _l5r_ms(node, threshold - constant, odd_die_bonus) > _L5R_BUDGET_MS:
-                return None
-            return l5r_chance(
-                node.rolled,
-                node.kept,
-                threshold,
-                explode=not node.unskilled,
-                bonus=constant,
-                odd_die_bonus=odd_die_bonus,
-            )
-        return _metered(lambda: _expression_chance(tree, threshold))
+        return _exact_chance(tree, odd_die_bonus)
     except RulesError:  # NotExact included
         return None
+
+
+def rolled_chance(tree: Tree, text: str, *, odd_die_bonus: bool = False) -> Fraction | None:
+    """The exact chance of a line about to be rolled; refuses a line whose chance is out of reach.
+
+    The dice box rolls nothing it cannot give the exact odds of: a line with a target or a success
+    count whose chance would take longer than the time bound raises NotationLimitError, pointing at
+    the target (``text`` is the line as typed, for the message). None only where a line has no single
+    chance (no target, or repeated).
+    """
+    try:
+        return _exact_chance(tree, odd_die_bonus)
+    except RulesError as error:
+        body = text.split("#", 1)[0]
+        at = body.rfind("vs") if getattr(tree, "target", None) is not None else -1
+        index = at if at >= 0 else 0
+        pool = _roll_keep_line(tree) if isinstance(tree, Expression) else None
+        if pool is not None:
+            node, constant = pool
+            highest = _highest_quick_tn(node, constant, odd_die_bonus)
+            name = f"{node.rolled}k{node.kept}"
+            raise NotationLimitError(
+                f"A TN past {highest} for {name}",
+                text=text,
+                index=index,
+                hint=f"its exact chance is worked out against a TN up to {highest}",
+            ) from error
+        raise NotationLimitError(
+            "An exact chance out of reach",
+            text=text,
+            index=index,
+            hint=f"{error}; roll fewer or smaller dice, or a nearer target",
+        ) from error
 
 
 @dataclass(frozen=True)

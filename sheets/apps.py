@@ -8,7 +8,8 @@ class SheetsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import selectors, views  # they need the models, which exist only once apps are ready
+        from . import recent, selectors, views  # they need the models, which exist only once apps are ready
 
         hooks.register_roll_subjects(selectors.roll_subjects)
         hooks.register_panel(place=hooks.TABLE, name="party", render=views.party_panel, order=30)
+        hooks.register_panel(place=hooks.SHEET, name="recent", render=recent.recent_rolls_panel, order=90)

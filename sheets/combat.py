@@ -9,6 +9,7 @@ a quick NPC.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from django import forms
@@ -39,6 +40,11 @@ class Action:
     form_class: type[forms.Form] | None = None  # extra inputs (which ability, a dodge, a spell)
     help: str = ""
     targets: tuple[Any, ...] = field(default_factory=tuple)  # Combatants it may target
+    # Inputs of ``form_class`` that are the GM's call (a situational shift, how the foe defends): a
+    # player acting on their own turn neither sees nor sets them; they take the form's initial values.
+    gm_fields: tuple[str, ...] = ()
+    # An action that is the GM's alone (setting up a task for the scene): never offered to a player.
+    gm_only: bool = False
 
 
 class CombatRules:
@@ -108,6 +114,11 @@ class CombatRules:
     ) -> list[RollResult]:
         """Do ``action``: roll with the engine, apply the results to sheets and quick NPCs."""
         raise NotImplementedError
+
+    def chance(self, encounter, actor, action: str, target, data: dict[str, Any]) -> Fraction | None:
+        """The exact chance that ``action`` (with the cleaned ``data`` of its form, at ``target``)
+        succeeds, as the roll ``act`` makes would record it; None when it rolls nothing."""
+        return None
 
     def summary(self, combatant, *, for_gm: bool) -> str:
         """The key numbers shown beside the combatant (players see less of the GM's side)."""

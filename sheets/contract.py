@@ -16,12 +16,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
-from campaigns.rendering import format_percent
+from campaigns.rendering import OUTCOME_WORDS, format_percent
 from campaigns.systems import Option
 from rules.dice import Outcome, Roller, RulesError
 
 EXPORT_FORMAT = "tabletop-character"
-EXPORT_VERSION = 1
+#: Version 2 carries the play state (``sheets/transfer.py``); version 1 files (the build alone) still import.
+EXPORT_VERSION = 2
+IMPORT_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,9 @@ class SheetSystem:
     builder_template: ClassVar[str] = "sheets/builder.html"
     #: The system's own stylesheet (a static path under its package), loaded by its sheet and builder.
     stylesheet: ClassVar[str] = ""
+    #: Drawn under the sheet's result of the last roll (with ``entry``, ``variant`` and the sheet's
+    #: context): what the player may still do with that roll (L5R: keep other dice, try again).
+    after_roll_template: ClassVar[str] = ""
     #: The demo table's campaign: (name, description).
     demo_campaign: ClassVar[tuple[str, str]] = ("Demo table", "")
     #: The demo campaign's optional rules (Campaign.options), so its sample characters fit its limits.
@@ -296,6 +301,20 @@ class SheetSystem:
         """Turn an export's system part back into builder form data (validated by the builder)."""
         return data
 
+    def import_builder_form(
+        self, *, campaign, data: dict[str, Any], play: dict[str, Any] | None
+    ) -> forms.Form:
+        """The builder form an imported build is checked by; ``play`` is the file's play state (None for a
+        file of the build alone). A system whose play changes what the builder counts (XP awarded since
+        creation) widens the builder's limits by it here, and only by it."""
+        return self.builder_form(campaign=campaign, data=data)
+
+    def play_problems(self, rows: dict[str, Any], campaign) -> list[str]:
+        """What an imported play state breaks between values no single field checks (current above its
+        maximum, more spent than there is), each message naming the value. ``rows`` maps each relation
+        from the character (``character.<name>``) to its restored row, or list of rows, not yet saved."""
+        return []
+
     def sample_form_data(self, key: str) -> dict[str, Any]:
         """Builder data for one of the rulebook's sample characters; KeyError when there is none."""
         raise KeyError(key)
@@ -309,8 +328,30 @@ class SheetSystem:
         return {}
 
     def common_roll_keys(self) -> list[tuple[str, str]]:
-        """Roll keys every character of the system has (the GM can ask for exactly that roll)."""
+        """Rolls the GM can ask any character of the system for: (request key, label)."""
         return []
+
+    def request_roll_key(self, character, key: str) -> str:
+        """This sheet's own roll key for a request key from :meth:`common_roll_keys`.
+
+        The same key where every sheet has that button (an ability); a system whose buttons carry row
+        ids maps a key by name onto the character's row (an L5R skill the sheet has, else untrained).
+        """
+        return key
+
+    def request_buttons(self, character, key: str, options: dict[str, Any]) -> list[RollButton]:
+        """The buttons that answer a request for ``key`` (blank: the player picks any) under its options."""
+        buttons = self.buttons(character, options)
+        if not key:
+            return buttons
+        own = self.request_roll_key(character, key)
+        return [button for button in buttons if button.key == own]
+
+    def answer_text(self, result: dict[str, Any]) -> str:
+        """One answer in a request's group result, from the entry's stored result: "17, success"."""
+        outcome = result.get("outcome_label") or OUTCOME_WORDS.get(result.get("outcome"), "")
+        total = result.get("total")
+        return ", ".join(str(part) for part in (total, outcome) if part not in (None, ""))
 
     def party_summary(self, character) -> str:
         """The key numbers the GM's party panel shows (HP, abilities, harm, wounds)."""

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 
 from campaigns.forms import WHOLE_NUMBER_LIMIT, WholeNumberField
 
-from .contract import EXPORT_FORMAT, EXPORT_VERSION
+from .contract import EXPORT_FORMAT, IMPORT_VERSIONS
 
 MAX_IMPORT_BYTES = 64 * 1024
 # A sheet's version as the page sent it; never blank (the view treats an unreadable one as stale).
@@ -27,7 +27,7 @@ def _no_constant(name: str):
 class CharacterImportForm(forms.Form):
     """A character export for ``campaign``: JSON of this app's format and version, for the campaign's system.
 
-    ``cleaned_data["export"]`` is the parsed file.
+    ``cleaned_data["export"]`` is the parsed file; ``sheets/transfer.py`` turns it into a character.
     """
 
     file = forms.FileField(
@@ -60,21 +60,23 @@ class CharacterImportForm(forms.Form):
             or not isinstance(data.get("sheet"), dict)
         ):
             raise ValidationError("That file is not a character export from this app.")
-        if data.get("version") != EXPORT_VERSION:
+        version = data.get("version")
+        if isinstance(version, bool) or version not in IMPORT_VERSIONS:
             raise ValidationError(
-                f"That file is export version {_shown(data.get('version'))}; "
-                f"this app reads version {EXPORT_VERSION}."
+                f"That file is export version {shown_value(version)}; this app reads versions "
+                + " and ".join(str(v) for v in IMPORT_VERSIONS)
+                + "."
             )
         if data.get("system") != self.campaign.system:
             raise ValidationError(
-                f"That character is for {_shown(data.get('system'))}; this campaign plays "
+                f"That character is for {shown_value(data.get('system'))}; this campaign plays "
                 f"{self.campaign.get_system_display()}."
             )
-        self.cleaned_data["export"] = data
+        self.cleaned_data["export"] = {**data, "version": int(version)}
         return upload
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """A value from the file as the message shows it: cut short, and never a nested object's Python text."""
     if isinstance(value, str):
         return repr(value) if len(value) <= 40 else repr(value[:37] + "...")

@@ -7,6 +7,9 @@ way, whichever system's code made them.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -177,3 +180,63 @@ def change_undo(*, change: SheetChange, author) -> SheetChange:
 
 def history_for(character: Character):
     return character.changes.select_related("author", "undone_by")
+
+
+HISTORY_FORMAT = "tabletop-character-history"
+HISTORY_VERSION = 1
+CSV_COLUMNS = ("change", "at", "author", "reason", "undoes", "value", "before", "after")
+# A spreadsheet runs a cell that starts with one of these as a formula; such text gets a leading quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _changes_oldest_first(character: Character) -> list[SheetChange]:
+    return list(character.changes.select_related("author").order_by("created_at", "pk"))
+
+
+def history_document(character: Character) -> dict[str, Any]:
+    """The change history as a download: every change, oldest first, with each value before and after.
+
+    A value is named by its address ("<row kind>:<row id>:<field>", as SheetChange stores it); a value
+    that did not exist on one side (a row added or removed) is ``{"$missing": true}``.
+    """
+    return {
+        "format": HISTORY_FORMAT,
+        "version": HISTORY_VERSION,
+        "system": character.campaign.system,
+        "character": character.name,
+        "changes": [
+            {
+                "id": change.pk,
+                "at": change.created_at.isoformat(),
+                "author": change.author.username if change.author else None,
+                "reason": change.reason,
+                "undoes": change.undoes_id,
+                "before": change.before,
+                "after": change.after,
+            }
+            for change in _changes_oldest_first(character)
+        ],
+    }
+
+
+def _cell(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return "'" + text if isinstance(value, str) and text.startswith(FORMULA_STARTS) else text
+
+
+def history_csv(character: Character) -> str:
+    """The same history as CSV: one line per value a change touched, oldest change first."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for change in _changes_oldest_first(character):
+        head = [
+            change.pk,
+            change.created_at.isoformat(),
+            _cell(change.author.username if change.author else ""),
+            _cell(change.reason),
+            change.undoes_id or "",
+        ]
+        for address, before in change.before.items():
+            writer.writerow([*head, address, _cell(before), _cell(change.after.get(address, MISSING))])
+    return out.getvalue()

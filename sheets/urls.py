@@ -14,6 +14,11 @@ urlpatterns = [
     path("characters/<int:character_id>/export/", views.sheet_export, name="sheet_export"),
     path("characters/<int:character_id>/history/", views.sheet_history, name="sheet_history"),
     path("characters/<int:character_id>/history/<int:change_id>/undo/", views.sheet_undo, name="sheet_undo"),
+    path(
+        "characters/<int:character_id>/history/download.<str:kind>",
+        views.sheet_history_export,
+        name="sheet_history_export",
+    ),
     path("characters/<int:character_id>/xp/award/", xp.xp_award, name="xp_award"),
     path("characters/<int:character_id>/xp/spend/", xp.xp_spend, name="xp_spend"),
 ]

@@ -18,9 +18,8 @@ from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_gm, campaign_for_member, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 
-from . import edit, history, selectors, services
-from .contract import EXPORT_FORMAT, EXPORT_VERSION
-from .forms import VERSION_FIELD, CharacterImportForm, builder_data_problems
+from . import edit, history, selectors, services, transfer
+from .forms import VERSION_FIELD, CharacterImportForm
 from .models import Character, StaleVersion
 from .registry import system_for
 
@@ -259,17 +258,9 @@ def sheet_roll(request, character_id: int, key: str):
 
 
 def sheet_export(request, character_id: int):
+    """The whole character as a file: its build and its play state (sheets/transfer.py)."""
     character = selectors.character_for_viewer(request.user, character_id)
-    system = system_for(character.campaign)
-    payload = {
-        "format": EXPORT_FORMAT,
-        "version": EXPORT_VERSION,
-        "system": character.campaign.system,
-        "name": character.name,
-        "notes": character.notes,
-        "sheet": system.export_data(character),
-    }
-    response = JsonResponse(payload, json_dumps_params={"indent": 2})
+    response = JsonResponse(transfer.export_document(character), json_dumps_params={"indent": 2})
     response["Content-Disposition"] = f'attachment; filename="{slugify(character.name) or "character"}.json"'
     return response
 
@@ -277,37 +268,26 @@ def sheet_export(request, character_id: int):
 @require_POST
 def character_import(request, campaign_id: int):
     campaign = campaign_for_member(request.user, campaign_id)
-    system = system_for(campaign)
     upload = CharacterImportForm(request.POST, request.FILES, campaign=campaign)
     if not upload.is_valid():
         messages.error(request, " ".join(upload.errors["file"]))
         return redirect("character_new", campaign_id=campaign.pk)
-    data = upload.cleaned_data["export"]
-    form_data = {
-        **system.import_form_data(data["sheet"]),
-        "name": data.get("name", ""),
-        "notes": data.get("notes", ""),
-    }
-    form = system.builder_form(campaign=campaign, data=form_data)
-    problems = builder_data_problems(form)
-    if problems:
-        messages.error(request, "That file holds values of the wrong kind: " + "; ".join(problems))
+    document = upload.cleaned_data["export"]
+    try:
+        character = transfer.character_import(campaign=campaign, owner=request.user, document=document)
+    except transfer.ImportRefused as refused:
+        messages.error(request, str(refused))
         return redirect("character_new", campaign_id=campaign.pk)
-    if form.is_valid():
-        character = services.character_create(
-            campaign=campaign, owner=request.user, cleaned_data=form.cleaned_data
+    if document["version"] >= 2:
+        messages.success(
+            request,
+            f"Imported {character.name} with its play state; the history records the import for the GM.",
         )
-        messages.success(request, f"Imported {character.name}.")
-        return redirect(character)
-    messages.error(
-        request,
-        "That character breaks this campaign's rules: "
-        + "; ".join(
-            f"{name}: {' '.join(errors)}" if name != "__all__" else " ".join(errors)
-            for name, errors in form.errors.items()
-        ),
-    )
-    return redirect("character_new", campaign_id=campaign.pk)
+    else:
+        messages.success(
+            request, f"Imported {character.name} as a fresh build (the file holds no play state)."
+        )
+    return redirect(character)
 
 
 def sheet_history(request, character_id: int):
@@ -321,6 +301,20 @@ def sheet_history(request, character_id: int):
             "changes": history.history_for(character),
         },
     )
+
+
+def sheet_history_export(request, character_id: int, kind: str):
+    """The character's change history as a download: JSON, or CSV (one line per value changed)."""
+    character = selectors.character_for_editor(request.user, character_id)
+    if kind not in ("json", "csv"):
+        raise Http404("The history downloads as .json or .csv.")
+    filename = f"{slugify(character.name) or 'character'}-history.{kind}"
+    if kind == "csv":
+        response = HttpResponse(history.history_csv(character), content_type="text/csv; charset=utf-8")
+    else:
+        response = JsonResponse(history.history_document(character), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @require_POST

@@ -19,7 +19,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 # Every module that rolls for a request through ``system_random``: fixed_dice patches them all, so a
 # test's faces are used whichever view does the rolling.
-ROLLING_VIEWS = ("sheets.views", "play.request_views", "play.encounter_views")
+ROLLING_VIEWS = ("sheets.views", "play.request_views", "play.encounter_views", "play.saved_roll_views")
 
 
 def page_text(response) -> str:

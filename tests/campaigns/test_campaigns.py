@@ -3,7 +3,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from campaigns import services
+from campaigns import lan, services
 from campaigns.models import Campaign, Membership
 
 
@@ -156,3 +156,26 @@ def test_gm_turns_optional_rules_on_for_the_campaign(make_campaign, gm, client_f
     )
     campaign.refresh_from_db()
     assert campaign.options == {"l5r_odd_die_bonus": False, "l5r_starting_xp": 40}
+
+
+def test_invite_link_uses_the_lan_address_when_the_gm_is_on_localhost(
+    make_campaign, gm, client_for, monkeypatch, settings
+):
+    """Players' devices cannot open localhost: a GM on a loopback address gets the LAN address(es)."""
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "table.example"]
+    monkeypatch.setattr(lan, "lan_addresses", lambda: ["192.168.1.20", "10.0.0.5"])
+    campaign = make_campaign("triad")
+    path = reverse("campaign_join", args=[campaign.invite_token])
+    client = client_for(gm)
+    for host in ("localhost:8000", "127.0.0.1:8000", "[::1]:8000"):
+        html = client.get(campaign.get_absolute_url(), HTTP_HOST=host).content.decode()
+        assert f'value="http://192.168.1.20:8000{path}"' in html
+        assert f'value="http://10.0.0.5:8000{path}"' in html
+        assert 'aria-label="Invite link 2"' in html and 'id="invite-lan-note"' in html
+        assert "localhost:8000/join" not in html and "127.0.0.1:8000/join" not in html
+    html = client.get(campaign.get_absolute_url(), HTTP_HOST="table.example").content.decode()
+    assert f'value="http://table.example{path}"' in html and "192.168.1.20" not in html
+    assert 'id="invite-lan-note"' not in html
+    monkeypatch.setattr(lan, "lan_addresses", lambda: [])  # no network: the only address there is
+    html = client.get(campaign.get_absolute_url(), HTTP_HOST="127.0.0.1:8000").content.decode()
+    assert f'value="http://127.0.0.1:8000{path}"' in html

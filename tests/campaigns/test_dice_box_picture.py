@@ -142,3 +142,8 @@ def test_the_dice_box_asks_for_the_picture_as_the_player_types(seated, campaign)
     url = reverse("table_odds", args=[campaign.pk])
     assert f'hx-get="{url}" hx-trigger="input changed delay:250ms" hx-target="#dice-odds"' in page
     assert 'id="dice-odds"' in page
+
+
+def test_a_line_the_dice_box_would_refuse_is_refused_while_it_is_typed(seated, campaign):
+    html = odds(seated, campaign, "1000d1000 vs 100000").content.decode()
+    assert "An exact chance out of reach at position 11" in html and 'class="notation-caret' in html

@@ -330,7 +330,9 @@ def test_rule_down_takes_no_attack(fight, gm, client_for):
     encounter, by_name = reload(encounter)
     me, bandit = by_name["Bayushi Shinai"], by_name["Bandit"]
     assert encounter.combatants.order_by("position").first() == me
-    assert L5RCombat().actions(encounter, me, list(by_name.values())) == []
+    # Down still rolls (a contest, a skill roll), but takes no attack.
+    offered = [a.key for a in L5RCombat().actions(encounter, me, list(by_name.values()))]
+    assert offered == ["contest", "skill", "task"]
     summary = L5RCombat().summary(me, for_gm=True)
     assert "Down +40; Out at 35) · no attacks or other Complex Actions" in summary
     page = client_for(gm).get(encounter.get_absolute_url())
@@ -343,3 +345,184 @@ def test_rule_down_takes_no_attack(fight, gm, client_for):
     assert not FeedEntry.objects.filter(label__contains="attacks").exists()
     encounter, by_name = next_turn(reload(encounter)[0], gm)
     assert not L5RCombat().is_out(by_name["Bayushi Shinai"])
+
+
+# ----- contests, skill rolls with others, cumulative tasks ------------------------------------------
+
+
+def do(encounter, actor, action, data, faces=(), *, gm, target=None):
+    return services.encounter_act(
+        encounter=encounter,
+        version=encounter.version,
+        actor_id=actor.pk,
+        action=action,
+        target_id=target.pk if target is not None else None,
+        data={f"{action}-{name}": value for name, value in data.items()},
+        prefix=action,
+        roller=roller(*faces),
+        author=gm,
+    )
+
+
+@pytest.fixture
+def party(fight, gm):
+    """Shinai first in the order, with Tishi (Isawa Tishi, the other demo character) at his side."""
+    encounter, shinai, bandit = fight
+    tishi = encounter.campaign.characters.get(name="Isawa Tishi")
+    services.combatant_add_character(encounter=encounter, character=tishi)
+    # Shinai 4k3: 7 + 5 + 3 = 15; the bandit 3k2: 9 + 4 = 13; Tishi 3k2: 1 + 1 = 2.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1, 1, 1, 1), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    assert [c.name for c in encounter.combatants.order_by("position")] == [
+        "Bayushi Shinai",
+        "Bandit",
+        "Isawa Tishi",
+    ]
+    return encounter, by_name
+
+
+def test_rule_contested_roll(party, gm):
+    """L5R, Contested Rolls: "The character whose player rolled a higher result is victorious" and on a tie
+    "the players involved must immediately re-roll"; a declared raise "must exceed his opponent's by an
+    increment of 5 for every Raise declared, or he is considered to have failed"."""
+    encounter, by_name = party
+    shinai, bandit = by_name["Bayushi Shinai"], by_name["Bandit"]
+    # Agility 3 (3k3) against the bandit's Agility 3: 5 + 5 + 5 = 15 each, a tie; then 9 + 9 + 1 = 19 to 12.
+    do(
+        encounter,
+        shinai,
+        "contest",
+        {"roll": "trait:agility"},
+        (5, 5, 5, 5, 5, 5, 9, 9, 1, 4, 4, 4),
+        gm=gm,
+        target=bandit,
+    )
+    verdict = FeedEntry.objects.get(label__endswith="Contest of Agility: Bayushi Shinai against Bandit")
+    assert verdict.summary == "19 to 12: Bayushi Shinai wins" and verdict.result["outcome"] == "success"
+    rolls = FeedEntry.objects.filter(label__contains="contested Agility").order_by("seq")
+    assert [e.result["total"] for e in rolls] == [15, 15, 19, 12]
+    assert rolls[2].label.endswith("(re-roll 1)")
+    # Two raises: 19 against 12 beats it by 7, short of 10, so Shinai fails and the bandit prevails.
+    encounter, by_name = reload(encounter)
+    do(
+        encounter,
+        shinai,
+        "contest",
+        {"roll": "trait:agility", "raises": "2"},
+        (9, 9, 1, 4, 4, 4),
+        gm=gm,
+        target=bandit,
+    )
+    verdict = FeedEntry.objects.filter(label__contains="Contest of Agility").latest("seq")
+    assert verdict.summary == "19 to 12, 2 raises declared: Bandit wins (not beaten by 10)"
+    assert verdict.result["outcome"] == "failure"
+    # A tie that can stand; and a quick NPC has no Perception to roll.
+    encounter, by_name = reload(encounter)
+    do(
+        encounter,
+        shinai,
+        "contest",
+        {"roll": "trait:agility", "tie_stands": "on"},
+        (5, 5, 5, 5, 5, 5),
+        gm=gm,
+        target=bandit,
+    )
+    assert FeedEntry.objects.filter(label__contains=": Contest of").latest("seq").summary == (
+        "15 to 15: a tie, and it stands"
+    )
+    encounter, by_name = reload(encounter)
+    with pytest.raises(EncounterError, match="Bandit's numbers have no Perception"):
+        do(
+            encounter,
+            shinai,
+            "contest",
+            {"roll": "trait:perception"},
+            (5, 5, 5, 5, 5, 5),
+            gm=gm,
+            target=bandit,
+        )
+
+
+def test_rule_cooperative_rolls(party, gm):
+    """L5R, Cooperative Rolls: one rolls and "receives a bonus to the total of his roll equal to the
+    combined Ranks of all other participants"; roped together, "the participant with the single highest
+    rank in the Skill ... grants a bonus equal to his Skill Rank to all others making the roll"."""
+    encounter, by_name = party
+    shinai, tishi = by_name["Bayushi Shinai"], by_name["Isawa Tishi"]
+    # Stealth: Shinai 1 + Agility 3 = 4k3; Tishi has no Stealth (0). Lore: Tishi 2, Shinai 0.
+    do(
+        encounter,
+        shinai,
+        "skill",
+        {"skill": "Lore", "tn": "20", "cooperation": "group", "helpers": [str(tishi.pk)]},
+        (5, 5, 4),
+        gm=gm,
+    )
+    line = FeedEntry.objects.get(label__endswith="Bayushi Shinai: Lore")
+    # Shinai's Lore is unskilled (Intelligence 2, 2k2): 5 + 5 + Tishi's 2 ranks = 12 against 20.
+    assert line.summary == (
+        "Lore 0 + Intelligence 2 unskilled, +2 from the helpers' ranks: u2k2+2 vs TN 20: 12, failure"
+    )
+    assert line.chance == str(rules.chance(2, 2, 20, explode=False, bonus=2))
+    encounter, by_name = reload(encounter)
+    do(
+        encounter,
+        shinai,
+        "skill",
+        {"skill": "Lore", "tn": "10", "cooperation": "roped", "helpers": [str(tishi.pk)]},
+        (3, 3, 4, 4, 2, 1, 1),
+        gm=gm,
+    )
+    shinai_line = FeedEntry.objects.filter(label__endswith="Bayushi Shinai: Lore").latest("seq")
+    tishi_line = FeedEntry.objects.get(label__endswith="Isawa Tishi: Lore")
+    # Tishi holds the best rank (2) and rolls alone: Lore 2 + Intelligence 3 = 5k3, 4 + 4 + 2 = 10.
+    assert shinai_line.summary.startswith(
+        "Lore 0 + Intelligence 2 unskilled, +2 from the best-ranked climber"
+    )
+    assert shinai_line.result["total"] == 8 and shinai_line.result["outcome"] == "failure"
+    assert tishi_line.result["total"] == 10 and "+2" not in tishi_line.summary
+    with pytest.raises(EncounterError, match="Tick the helpers"):
+        do(
+            reload(encounter)[0],
+            shinai,
+            "skill",
+            {"skill": "Lore", "tn": "10", "cooperation": "group"},
+            gm=gm,
+        )
+
+
+def test_rule_cumulative_rolls(party, gm):
+    """L5R, Cumulative Rolls: "Each time an individual makes a successful Skill Roll, the total of the
+    roll is deducted from the total of the TN"; the GM may require "a minimum TN" for a roll to count."""
+    encounter, by_name = party
+    shinai = by_name["Bayushi Shinai"]
+    do(encounter, shinai, "task", {"name": "Sculpture", "tn": "60", "minimum": "15"}, gm=gm)
+    encounter, by_name = reload(encounter)
+    assert encounter.state["l5r_tasks"] == [
+        {"id": 1, "name": "Sculpture", "tn": 60, "minimum": 15, "totals": [], "remaining": 60}
+    ]
+    # Stealth (Shinai 1 + Agility 3: 4k3) toward the task: 9 + 8 + 7 = 24 counts, 36 to go.
+    sculpt = {"skill": "Stealth", "tn": "99", "cooperation": "alone", "task": "1"}
+    do(encounter, shinai, "skill", sculpt, (9, 8, 7, 1), gm=gm)
+    progress = FeedEntry.objects.filter(label__endswith="Sculpture: cumulative TN 60").latest("seq")
+    assert progress.summary == "24 counts: 36 of 60 to go"
+    assert (
+        "vs TN 15: 24, success"
+        in FeedEntry.objects.get(label__endswith="Shinai: Stealth toward Sculpture").summary
+    )
+    encounter, by_name = reload(encounter)
+    do(encounter, shinai, "skill", sculpt, (4, 3, 2, 1), gm=gm)  # 9: under the minimum, not counted
+    assert FeedEntry.objects.filter(label__endswith="Sculpture: cumulative TN 60").latest("seq").summary == (
+        "9 is under 15: it does not count; 36 of 60 to go"
+    )
+    encounter, by_name = reload(encounter)
+    do(encounter, shinai, "skill", sculpt, (10, 9, 9, 8, 1), gm=gm)  # (10 + 9) + 9 + 8 = 36: done
+    done = FeedEntry.objects.filter(label__endswith="Sculpture: cumulative TN 60").latest("seq")
+    assert done.summary == "36 counts: the task is done (60 reached)" and done.result["outcome"] == "success"
+    encounter, _ = reload(encounter)
+    assert encounter.state["l5r_tasks"][0]["remaining"] == 0
+    assert encounter.state["l5r_tasks"][0]["totals"] == [24, 36]
+    with pytest.raises(EncounterError, match="Counts toward: Select a valid choice"):
+        do(encounter, shinai, "skill", sculpt, (1, 1, 1, 1), gm=gm)

@@ -609,3 +609,184 @@ def test_hard_to_confuse_saves_mind_from_a_mental_blow(crypt, gm):
     act(encounter, by_name["Mind flayer"], "attack", gm=gm, target=by_name["Abraham Van Helsing"], faces=[9])
     helsing.triad.refresh_from_db()
     assert (helsing.triad.mind, helsing.triad.hard_to_confuse_used, helsing.triad.dying) == (7, True, False)
+
+
+# ----- opposed rolls, team tasks and extra effort in a fight --------------------------------------------
+
+
+@pytest.fixture
+def hunters(crypt, gm):
+    """Van Helsing (Body 8 Mind 15 Spirit 13) and Zheng Yi Sao (Body 10 Mind 12 Spirit 13, Swiftness (Adv.))
+    against a Difficulty 5 ghoul; Van Helsing acts first (15), then Zheng Yi Sao (13), then the ghoul (10)."""
+    encounter, helsing = crypt
+    zheng = encounter.campaign.characters.get(name="Zheng Yi Sao")
+    services.combatant_add_character(encounter=encounter, character=zheng)
+    add_npc(encounter, "Ghoul", difficulty=5)
+    encounter, by_name = start(encounter, gm, 3, 2)
+    assert [c.name for c in encounter.combatants.order_by("position")] == [
+        "Abraham Van Helsing",
+        "Zheng Yi Sao",
+        "Ghoul",
+    ]
+    return encounter, by_name, helsing, zheng
+
+
+def test_opposed_roll_the_higher_total_wins_with_exact_odds(hunters, gm):
+    """Triad l.45, l.47: "each rolls one d20 and compares results as they would against Difficulty. The
+    character with the highest roll or ability score wins"; with the GM's approval "using different ability
+    scores" (Mind vs. Spirit)."""
+    encounter, by_name, helsing, zheng = hunters
+    assert {"opposed", "team"} <= set(offered(encounter))
+    # Mind 15 rolls 4 (15) against Spirit 13 rolling 18 (18): Zheng Yi Sao wins by 3.
+    act(
+        encounter,
+        by_name["Abraham Van Helsing"],
+        "opposed",
+        gm=gm,
+        target=by_name["Zheng Yi Sao"],
+        faces=[4, 18],
+        ability="mind",
+        their_ability="spirit",
+    )
+    entry = FeedEntry.objects.get(label__contains="opposed roll")
+    assert entry.summary.endswith(
+        "Abraham Van Helsing Mind 15: 15 vs Zheng Yi Sao Spirit 13: 18: Zheng Yi Sao wins by 3"
+    )
+    assert entry.result["outcome"] == "failure" and entry.result["total"] == 15
+    odds = rules.opposed_chance(rules.Side(15), rules.Side(13))
+    win, tie = odds["critical"] + odds["success"], odds["mixed"]
+    assert entry.chance == str(win)
+    assert (
+        f"Odds for Abraham Van Helsing: win {float(win) * 100:.1f}%, tie {float(tie) * 100:.1f}%, "
+        f"lose {float(1 - win - tie) * 100:.1f}%"
+    ) in entry.result["changes"]
+    # An opposed roll is one of the turn's two actions.
+    encounter, by_name = reload(encounter)
+    assert by_name["Abraham Van Helsing"].state["actions"] == 1
+
+
+def test_opposed_roll_with_harm_at_stake_hurts_the_loser_double_on_five(hunters, gm):
+    """Triad l.48: "damage applies to the losing character as per the Combat Damage section. Any opposed
+    roll with a difference of 5 or more causes double damage"."""
+    encounter, by_name, helsing, zheng = hunters
+    # Body 8 rolls 20 against Body 10 rolling 5 (10): ahead by 10, a critical; light 3 doubled = 6, no armor.
+    act(
+        encounter,
+        by_name["Abraham Van Helsing"],
+        "opposed",
+        gm=gm,
+        target=by_name["Zheng Yi Sao"],
+        faces=[20, 5],
+        ability="body",
+        their_ability="body",
+        harm="on",
+    )
+    zheng.triad.refresh_from_db()
+    assert (zheng.triad.body, zheng.triad.stunned) == (4, True)
+    entry = FeedEntry.objects.get(label__contains="opposed roll")
+    assert entry.result["outcome"] == "critical"
+    assert "Zheng Yi Sao: Body 10 -> 4 (6 damage)" in entry.result["changes"]
+    assert SheetChange.objects.filter(character=zheng, reason="6 damage from Abraham Van Helsing").exists()
+
+
+def test_opposed_roll_tie_goes_to_the_side_with_an_adv_trait(hunters, gm):
+    """Triad l.62: an (Adv.) trait "scores a Success instead of a Mixed Result when equalling the needed
+    Difficulty or opposed roll score"."""
+    encounter, by_name, helsing, zheng = hunters
+    swiftness = zheng.triad_traits.get(name="Swiftness")
+    # Body 8 rolls 12 against Body 10 with Swiftness (advantage: 12 and 3, the 12 kept): tied at 12.
+    act(
+        encounter,
+        by_name["Abraham Van Helsing"],
+        "opposed",
+        gm=gm,
+        target=by_name["Zheng Yi Sao"],
+        faces=[12, 12, 3],
+        ability="body",
+        their_ability="body",
+        their_trait=str(swiftness.pk),
+    )
+    entry = FeedEntry.objects.get(label__contains="opposed roll")
+    assert entry.summary.endswith("Zheng Yi Sao wins by 0") and entry.result["outcome"] == "failure"
+
+
+def test_team_task_counts_the_best_single_number(hunters, gm):
+    """Triad l.50: "compare ability scores and d20 dice rolls from each participant to find the highest
+    single number that compares against the Difficulty"."""
+    encounter, by_name, helsing, zheng = hunters
+    # Against 18: Van Helsing's Mind 15 (he rolls 5) and Zheng Yi Sao's roll of 19: the 19 counts, a success.
+    act(
+        encounter,
+        by_name["Abraham Van Helsing"],
+        "team",
+        gm=gm,
+        faces=[5, 19],
+        ability="mind",
+        difficulty=18,
+        helpers=[str(by_name["Zheng Yi Sao"].pk)],
+    )
+    entry = FeedEntry.objects.get(label__contains="team task")
+    assert entry.summary.endswith(
+        "Abraham Van Helsing Mind 15, Zheng Yi Sao Mind 12 vs 18: best 19, success"
+    )
+    odds = rules.team_chance([rules.Side(15), rules.Side(12)], 18)
+    assert entry.chance == str(odds["critical"] + odds["success"])
+    assert [d["face"] for d in entry.result["dice"]] == [5, 19]
+
+
+def test_team_task_fumbles_on_anyones_one(hunters, gm):
+    """Triad l.50: "If any one character in the team group rolls a 1 on their d20 die, the whole action is
+    treated as a critical fumble"."""
+    encounter, by_name, helsing, zheng = hunters
+    act(
+        encounter,
+        by_name["Abraham Van Helsing"],
+        "team",
+        gm=gm,
+        faces=[20, 1],
+        ability="body",
+        difficulty=10,
+        helpers=[str(by_name["Zheng Yi Sao"].pk)],
+    )
+    assert FeedEntry.objects.get(label__contains="team task").result["outcome"] == "fumble"
+
+
+def test_team_task_refuses_a_helper_not_in_the_fight(hunters, gm):
+    encounter, by_name, helsing, zheng = hunters
+    with pytest.raises(EncounterError, match="Working with: Select a valid choice"):
+        act(
+            encounter,
+            by_name["Abraham Van Helsing"],
+            "team",
+            gm=gm,
+            faces=[5, 5],
+            ability="body",
+            difficulty=10,
+            helpers=["999999"],
+        )
+    assert not FeedEntry.objects.filter(label__contains="team task").exists()
+
+
+def test_extra_effort_on_an_attack_gives_advantage_and_costs_a_point(hunters, gm):
+    """Triad l.57: "By expending one point from a related ability score, a character gains Advantage on one
+    related task roll ... the ability point is subtracted from the character's score after the task
+    attempt is resolved"."""
+    encounter, by_name, helsing, zheng = hunters
+    # Two dice, 2 and 3: the 3 kept, Body 8 counts: 8 vs 5, a success (light 3, no armor: 5 -> 2).
+    act(
+        encounter,
+        by_name["Abraham Van Helsing"],
+        "attack",
+        gm=gm,
+        target=by_name["Ghoul"],
+        faces=[2, 3],
+        ability="body",
+        extra_effort="on",
+    )
+    entry = FeedEntry.objects.get(label__contains="attacks Ghoul")
+    assert [d["kept"] for d in entry.result["dice"]] == [False, True]
+    assert "Body 8 -> 7 (extra effort)" in entry.result["changes"]
+    assert "extra effort" in entry.summary
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.body == 7
+    assert SheetChange.objects.filter(character=helsing, reason="Extra effort").exists()

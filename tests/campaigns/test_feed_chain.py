@@ -189,12 +189,92 @@ def test_entries_made_before_the_chain_are_chained_by_the_migration(campaign, pl
     assert chain.verify(campaign) is None
 
 
-def test_the_chain_holds_when_the_hash_is_read_in_a_statement_of_its_own(campaign, player, monkeypatch):
-    # The path PostgreSQL takes (see chain.next_link); the statements themselves run on any database.
-    from django.db import connection
+def test_an_entry_made_from_an_old_copy_of_the_campaign_still_follows_the_newest(campaign, player):
+    # Two requests load the campaign; the second rolls after the first has moved the head. Its
+    # conditional update finds the row moved and takes the locking path (chain.link).
+    from campaigns.models import Campaign
 
-    monkeypatch.setattr(connection, "vendor", "postgresql")
-    first, second = roll(campaign, player), roll(campaign, player, "2d6", faces=(1, 2))
+    first_copy, old_copy = Campaign.objects.get(pk=campaign.pk), Campaign.objects.get(pk=campaign.pk)
+    first, _ = services.table_roll_create(
+        campaign=first_copy, author=player, notation_text="1d20", roller=Roller(FixedFaces((4,)))
+    )
+    second, _ = services.table_roll_create(
+        campaign=old_copy, author=player, notation_text="2d6", roller=Roller(FixedFaces((1, 2)))
+    )
     assert (first.seq, second.seq) == (1, 2) and second.prev_hash == first.hash
-    monkeypatch.undo()
+    assert Campaign.objects.values_list("last_seq", "last_hash").get(pk=campaign.pk) == (2, second.hash)
+    assert (old_copy.last_seq, old_copy.last_hash) == (2, second.hash)  # its next roll takes one statement
+    assert chain.verify(campaign) is None
+
+
+def test_a_refused_entry_leaves_the_head_where_it_was(campaign, player):
+    # A repeated key rolls back the savepoint with the head's move; the copy of the campaign that
+    # made the move is then ahead of the row, and the next entry must still follow the saved one.
+    from campaigns.models import Campaign
+
+    first, _ = services.table_roll_create(
+        campaign=campaign, author=player, notation_text="1d6", idempotency_key="k"
+    )
+    again, created = services.table_roll_create(
+        campaign=campaign, author=player, notation_text="1d6", idempotency_key="k"
+    )
+    assert again == first and not created
+    assert Campaign.objects.values_list("last_seq", "last_hash").get(pk=campaign.pk) == (1, first.hash)
+    second = roll(campaign, player, "2d6", faces=(1, 2))
+    assert second.seq == 2 and second.prev_hash == first.hash and chain.verify(campaign) is None
+
+
+def test_the_migration_gives_each_campaign_its_newest_hash(campaign, player, make_campaign):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from campaigns.models import Campaign
+
+    roll(campaign, player)
+    newest = roll(campaign, player, "2d6", faces=(1, 2))
+    empty = make_campaign("l5r", name="Quiet table")
+    Campaign.objects.update(last_hash="stale")
+    import_module("campaigns.migrations.0004_campaign_last_hash").fill_last_hash(apps, None)
+    assert Campaign.objects.get(pk=campaign.pk).last_hash == newest.hash
+    assert Campaign.objects.get(pk=empty.pk).last_hash == ""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolls_racing_from_several_connections_chain_in_order(campaign, player, settings):
+    """Each thread has its own connection and its own copy of the campaign, so most of its rolls find
+    the head moved by another and queue on the row's lock (the PostgreSQL path; SQLite serialises)."""
+    import threading
+
+    from django.db import connection, connections
+
+    from campaigns.models import Campaign
+
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite lets one writer in at a time; the race is PostgreSQL's")
+    settings.TABLE_RATE_LIMITS = {"roll": (100, 10)}
+    errors = []
+    start = threading.Barrier(4)
+
+    def rolls():
+        try:
+            copy = Campaign.objects.get(pk=campaign.pk)
+            start.wait()
+            for _ in range(10):
+                services.table_roll_create(
+                    campaign=copy, author=player, notation_text="1d6", roller=Roller(FixedFaces((3,)))
+                )
+        except Exception as error:  # noqa: BLE001 (reported by the main thread)
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=rolls) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    seqs = FeedEntry.objects.filter(campaign=campaign).order_by("seq").values_list("seq", flat=True)
+    assert list(seqs) == list(range(1, 41))
     assert chain.verify(campaign) is None

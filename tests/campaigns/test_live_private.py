@@ -70,7 +70,7 @@ async def test_a_players_frames_carry_no_counter_of_hidden_entries(campaign, gm,
     await aroll(campaign, gm, visibility="blind")
     await aroll(campaign, player)
     frames = await entries(player_socket, 2)
-    await player_socket.send_json_to({"type": "roll", "notation": "d6", "key": "k-abcdefgh"})
+    await player_socket.send_json_to({"type": "chat", "text": "Ready", "key": "k-abcdefgh"})
     answers = [await player_socket.receive_json_from(timeout=5) for _ in range(2)]
     await player_socket.send_json_to({"type": "ping"})
     pong = await player_socket.receive_json_from(timeout=5)

@@ -19,9 +19,11 @@ from django.db import connection
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from campaigns.models import FeedEntry
 from tests.campaigns.test_table_redis import (
     Seat,
     free_port,
+    post_roll,
     running_servers,
     server_env,
     session_cookie,
@@ -106,8 +108,11 @@ def test_redis_going_away_and_coming_back(own_redis, campaign, gm, player):
             own_redis.stop()
 
             # A roll while Redis is down is saved and answered; nobody hears it live.
-            await player_seat.send({"type": "roll", "notation": "3d6", "key": "while-redis-is-down"})
-            missed = (await player_seat.next_of("ok", timeout=30))["cursor"]
+            roll = asyncio.to_thread(
+                post_roll, port, campaign.pk, cookies[player.pk], notation="3d6", timeout=30
+            )
+            assert await roll == 200
+            missed = await asyncio.to_thread(newest_cursor)
             assert await gm_seat.silent(0.5)
 
             # A new page's socket is refused with "try again later", not a 500 at the handshake.
@@ -131,14 +136,21 @@ def test_redis_going_away_and_coming_back(own_redis, campaign, gm, player):
                     await asyncio.sleep(0.5)
 
             # ...and the open sockets are live again: a roll reaches them with no ping.
-            await player_seat.send({"type": "roll", "notation": "1d20", "key": "after-redis-is-back"})
-            again = (await player_seat.next_of("ok"))["cursor"]
+            assert (
+                await asyncio.to_thread(post_roll, port, campaign.pk, cookies[player.pk], notation="1d20")
+                == 200
+            )
+            again = await asyncio.to_thread(newest_cursor)
             assert (await gm_seat.next_of("entry"))["cursor"] == again
             # The roller had not pinged: the live entry shows it a gap, filled from the database.
             assert [(await player_seat.next_of("entry"))["cursor"] for _ in range(2)] == [missed, again]
 
     with running_servers(env) as (port,):
         asyncio.run(scenario(port))
+
+
+def newest_cursor() -> str:
+    return FeedEntry.objects.order_by("-seq").first().cursor
 
 
 def copy_of_test_database(tmp_path) -> str:
@@ -169,8 +181,10 @@ def test_two_deployments_on_one_redis_never_hear_each_other(tmp_path, campaign, 
             Seat(port_a, campaign.pk, cookies[player.pk]) as roller,
             Seat(port_b, campaign.pk, cookies[gm.pk]) as neighbour,
         ):
-            await roller.send({"type": "roll", "notation": "3d6", "key": "deployment-a-0001"})
-            await roller.next_of("ok")
+            assert (
+                await asyncio.to_thread(post_roll, port_a, campaign.pk, cookies[player.pk], notation="3d6")
+                == 200
+            )
             await roller.next_of("entry")
             if prefixes == "default":
                 assert await neighbour.silent(1.0)

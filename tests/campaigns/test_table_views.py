@@ -289,3 +289,23 @@ def test_party_panel_alone_is_for_the_gm(campaign, client_for, gm, player, outsi
     assert response.status_code == status
     if status == 200:
         assert 'id="party-panel"' in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("1000d1000 vs 100000", "An exact chance out of reach at position 11"),
+        ("10k10 vs 150", "A TN past 134"),
+    ],
+)
+def test_a_line_whose_exact_chance_is_out_of_reach_is_refused_on_the_field(
+    campaign, client_for, player, line, message
+):
+    response = client_for(player).post(
+        reverse("table_roll", args=[campaign.pk]),
+        {"notation": line, "visibility": "public", "idempotency_key": key()},
+        **HTMX,
+    )
+    body = response.content.decode()
+    assert response.status_code == 200 and message in body and 'id="notation-error"' in body
+    assert FeedEntry.objects.count() == 0

@@ -77,8 +77,10 @@ def player_pages(campaigns):
         yield reverse("campaign_detail", args=[campaign.pk])
         yield reverse("character_new", args=[campaign.pk])
         character = campaign.characters.filter(owner__username=DEMO_PLAYERS[0]).first()
+        yield reverse("table_saved_rolls", args=[campaign.pk])  # the saved rolls without JavaScript
         if character is not None:
             yield reverse("sheet", args=[character.pk])
+            yield reverse("sheet_saved_rolls", args=[character.pk])
 
 
 def audit(page, url: str) -> list[str]:

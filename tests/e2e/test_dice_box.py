@@ -82,3 +82,14 @@ def test_a_roll_inside_a_chat_line_shows_in_the_line_on_another_table(new_page, 
     assert inline.get_attribute("href") == "#" + roll.get_attribute("id")
     expect(inline).to_have_attribute("title", f"1d20 [{total - 5}] + 5 = {total}")
     assert violations == []
+
+
+def test_a_line_whose_exact_chance_is_out_of_reach_is_refused_on_the_field(new_page, campaign, player):
+    page, violations = open_table(new_page, player, campaign)
+    page.locator("#id_notation").fill("10k10 vs 150")
+    expect(page.locator("#dice-odds")).to_contain_text("A TN past 134 for 10k10")  # while typed
+    page.locator("#dice-box").get_by_role("button", name="Roll").click()
+    expect(page.locator("#notation-error")).to_contain_text("A TN past 134 for 10k10 at position 7")
+    expect(page.locator("#id_notation")).to_have_value("10k10 vs 150")
+    expect(page.locator("#feed li")).to_have_count(0)
+    assert not violations

@@ -1,5 +1,7 @@
 """The GM runs two rounds of a Triad fight; a player's browser follows the turn and the damage live."""
 
+import os
+
 import pytest
 from playwright.sync_api import expect
 
@@ -118,3 +120,54 @@ def test_gm_picks_an_adv_trait_and_a_psychic_blow_hits_spirit(new_page, table, g
     attack.get_by_role("button", name="Attack").click()
     expect(page.locator("[data-combatant='Wraith'] .combatant-summary")).to_have_text("Difficulty 12/15")
     expect(row).to_contain_text("Body 8/8")
+
+
+def test_gm_plays_an_opposed_roll_a_team_task_and_extra_effort(new_page, table, gm, monkeypatch):
+    """Triad l.45-48 (opposed rolls), l.50 (teamwork) and l.57 (extra effort) from the encounter page."""
+    faces = []
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
+    helsing = table.characters.get(name="Abraham Van Helsing")
+    zheng = table.characters.get(name="Zheng Yi Sao")
+    encounter = services.encounter_create(campaign=table, name="Tower")
+    services.combatant_add_character(encounter=encounter, character=helsing)
+    services.combatant_add_character(encounter=encounter, character=zheng)
+    ghoul = {"difficulty": 5, "weapon": "medium", "armor": "none"}
+    services.combatant_add_npc(encounter=encounter, name="Ghoul", cleaned_data=ghoul)
+    initiative = Roller(FixedFaces([3, 2]))  # Van Helsing 15, Zheng Yi Sao 13, the ghoul 10
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=initiative, author=gm)
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(f"/campaigns/{table.pk}/encounters/{encounter.pk}/")
+    expect(gm_page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
+
+    if shots := os.environ.get("SCREENSHOT_DIR"):
+        gm_page.screenshot(path=os.path.join(shots, "triad-encounter.png"), full_page=True)
+    opposed = gm_page.locator("form.encounter-action", has=gm_page.get_by_role("button", name="Opposed roll"))
+    opposed.get_by_label("Actor rolls").select_option("mind")
+    opposed.get_by_label("Opponent rolls").select_option("spirit")
+    faces[:] = [4, 18]
+    opposed.get_by_role("button", name="Opposed roll").click()
+    log = gm_page.locator("#encounter-log")
+    expect(log).to_contain_text("Zheng Yi Sao wins by 3")
+    expect(log).to_contain_text("Odds for Abraham Van Helsing: win")
+
+    team = gm_page.locator("form.encounter-action", has=gm_page.get_by_role("button", name="Team task"))
+    team.get_by_label("Ability").select_option("mind")
+    team.get_by_label("Difficulty").fill("18")
+    team.get_by_label("Working with").select_option(label="Zheng Yi Sao")
+    faces[:] = [5, 19]
+    team.get_by_role("button", name="Team task").click()
+    expect(log).to_contain_text("best 19, success")
+
+    # Both actions are spent; next round Van Helsing attacks with extra effort.
+    gm_page.get_by_role("button", name="Next turn").click()
+    gm_page.get_by_role("button", name="Next turn").click()
+    gm_page.get_by_role("button", name="Next turn").click()
+    expect(gm_page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
+    attack = gm_page.locator("form.encounter-action", has=gm_page.get_by_role("button", name="Attack"))
+    attack.get_by_label("Extra effort (costs 1 point, gives advantage)").check()
+    faces[:] = [2, 3]
+    attack.get_by_role("button", name="Attack").click()
+    expect(log).to_contain_text("Body 8 -> 7 (extra effort)")
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.body == 7

@@ -1,5 +1,6 @@
 """A player ranks a Five by Five character by keyboard and by dragging, then edits, sets options and rolls."""
 
+import os
 import re
 
 import pytest
@@ -8,6 +9,7 @@ from playwright.sync_api import expect
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from sheets.models import Character
+from sheets.systems.fivebyfive.models import FiveByFiveSheet
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
@@ -137,3 +139,38 @@ def test_gm_awards_xp_and_the_player_buys_a_new_descriptor(new_page, make_campai
     expect(page.locator(".roll-button", has_text="Camp Cook 2")).to_be_visible()
     row = larry.descriptors.get(name="Camp Cook")
     assert (row.value, row.exclusive_action) == (2, "healing")
+
+
+def test_gm_lets_time_pass_for_a_dying_character_and_the_player_rests(
+    new_page, make_campaign, gm, player, other_player
+):
+    """Five by Five l.399-401 (a dying character loses 1 HP every 10 + HP minutes) and l.458-459 (1 HP a day
+    of natural recovery), in the browser."""
+    campaign = make_campaign("fivebyfive", players=[player, other_player], name="Salt Flats")
+    load_demo_characters(campaign, players=[player, other_player])
+    larry = campaign.characters.get(name="Larry Booker")
+    FiveByFiveSheet.objects.filter(character=larry).update(hp=-1)
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(larry.get_absolute_url())
+    banner = gm_page.locator(".fbf-dying")
+    expect(banner).to_contain_text("the next HP goes in 9 minutes and death comes in 45 minutes")
+    gm_page.get_by_label("Minutes pass").fill("10")
+    gm_page.get_by_role("button", name="Time passes").click()
+    expect(gm_page.locator("#messages")).to_contain_text("HP -1 -> -2.")
+    expect(banner).to_contain_text("the next HP goes in 7 minutes and death comes in 35 minutes")
+    if shots := os.environ.get("SCREENSHOT_DIR"):
+        gm_page.screenshot(path=os.path.join(shots, "fivebyfive-dying.png"), full_page=True)
+
+    # Healed to 5 by hand, the player rests three days: 8 HP; the "time passes" form is the GM's alone.
+    FiveByFiveSheet.objects.filter(character=larry).update(hp=5)
+    page = new_page(width=390, height=844)
+    log_in(page, player.username, PASSWORD)
+    page.goto(larry.get_absolute_url())
+    expect(page.get_by_role("button", name="Time passes")).to_have_count(0)
+    page.get_by_label("Days of rest").fill("3")
+    page.get_by_role("button", name="Rest", exact=True).click()
+    expect(page.locator("#messages")).to_contain_text("HP 5 -> 8.")
+    expect(page.get_by_role("button", name="Edit HP: 8")).to_be_visible()
+    if shots := os.environ.get("SCREENSHOT_DIR"):
+        page.screenshot(path=os.path.join(shots, "fivebyfive-rest-390.png"), full_page=True)

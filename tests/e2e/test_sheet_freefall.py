@@ -7,7 +7,9 @@ from playwright.sync_api import expect
 
 from campaigns.models import FeedEntry
 from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
 from sheets.models import Character
+from sheets.systems.freefall.models import FreeFallGear
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
@@ -151,3 +153,24 @@ def test_rows_as_needed_and_gear_changed_after_creation(new_page, freefall_table
         "Flare",
         "Goggles",
     ]
+
+
+def test_repair_a_broken_item_from_the_sheet(new_page, freefall_table, player):
+    """The gear list's Repair button (rules.repair_gear) sets a broken item back to intact, in the history."""
+    load_demo_characters(freefall_table, players=[player])
+    character = freefall_table.characters.filter(owner=player).first()
+    item = character.ff_gear.order_by("pk").first()
+    item.condition = FreeFallGear.Condition.BROKEN
+    item.save()
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(character.get_absolute_url())
+    page.screenshot(path="/tmp/l5r-ff-freefall-repair.png", full_page=True)  # noqa: S108 - looked at by hand
+    button = page.get_by_role("button", name=f"Repair {item.name}")
+    expect(button).to_be_visible()
+    button.click()
+    expect(page.get_by_text(f"{item.name} is repaired: intact again.")).to_be_visible()
+    expect(page.get_by_role("button", name=f"Repair {item.name}")).to_have_count(0)
+    item.refresh_from_db()
+    assert item.condition == FreeFallGear.Condition.OK
+    assert character.changes.filter(reason__startswith=f"Repaired {item.name}").exists()

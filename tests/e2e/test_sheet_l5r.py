@@ -4,6 +4,8 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import FeedEntry
+from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
 from sheets.systems.l5r.models import L5RSheet
 from tests.conftest import PASSWORD
 
@@ -89,3 +91,42 @@ def test_build_edit_and_roll_an_l5r_character(new_page, l5r_table, player):
     entry = FeedEntry.objects.get()
     assert entry.request["effective_tn"] == 40 and len(entry.result["chains"]) == 10
     expect(result).to_contain_text("vs TN 40")
+
+
+def test_keep_other_dice_then_try_again(new_page, make_campaign, player, monkeypatch):
+    """Under a roll's result: "Keep these dice" (rules.l5r.rekeep) reads the stored faces again, and a
+    failed skill roll offers "Try again" at +10 TN (rules.l5r.second_attempt_tn)."""
+    faces = []
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces(faces))
+    campaign = make_campaign("l5r", players=[player], name="Winter Court")
+    load_demo_characters(campaign, players=[player])
+    shinai = campaign.characters.get(name="Bayushi Shinai")
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(shinai.get_absolute_url())
+    faces[:] = [9, 8, 7, 2, 1]  # Sincerity 2 + Awareness 3: 5k3 keeps 9 + 8 + 7 = 24 vs TN 15
+    page.locator(".roll-button", has_text="Sincerity 2").click()
+    expect(page.locator("#roll-result")).to_contain_text("24 vs TN 15")
+    rekeep = page.locator("form.l5r-rekeep")
+    expect(rekeep).to_contain_text("Keep other dice: choose 3 of 5")
+    for position in (0, 1, 2):
+        page.locator(f"#l5r-keep-{position}").uncheck()
+    for position in (3, 4):
+        page.locator(f"#l5r-keep-{position}").check()
+    page.get_by_role("button", name="Keep these dice").click()
+    expect(page.locator("#roll-result")).to_contain_text("Choose exactly 3 different dice to keep.")
+    faces[:] = [9, 8, 7, 2, 1]  # the refused choice saved nothing: roll again
+    page.locator(".roll-button", has_text="Sincerity 2").click()
+    expect(page.locator("#roll-result")).to_contain_text("24 vs TN 15")
+    for position in (0, 1):
+        page.locator(f"#l5r-keep-{position}").uncheck()
+    page.locator("#l5r-keep-3").check()
+    page.locator("#l5r-keep-4").check()
+    page.get_by_role("button", name="Keep these dice").click()
+    expect(page.locator("#roll-result")).to_contain_text("10 vs TN 15 (5k3), keeping 7, 2, 1: failure")
+    page.screenshot(path="/tmp/l5r-ff-l5r-after-roll.png", full_page=True)  # noqa: S108 - looked at by hand
+    faces[:] = [9, 9, 8, 1, 1]
+    page.get_by_role("button", name="Try again at TN 25 (+10)").click()
+    expect(page.locator("#roll-result")).to_contain_text("Second attempt, TN 15 + 10: 26 vs TN 25")
+    last = FeedEntry.objects.latest("seq")
+    assert last.result["total"] == 26 and last.result["tn"] == 25

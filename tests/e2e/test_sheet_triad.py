@@ -1,14 +1,18 @@
 """A player builds a Triad character in the browser, edits it in place and rolls from the sheet."""
 
+import os
+
 import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import FeedEntry
+from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from sheets.systems.triad.models import TriadSheet
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
 
@@ -95,3 +99,74 @@ def test_rest_and_a_new_trait_on_an_existing_sheet(new_page, make_campaign, play
     page.get_by_role("button", name="Add trait").click()
     expect(page.locator("#messages")).to_contain_text("Added Deadly.")
     expect(page.locator("#traits-heading + ul")).to_contain_text("Deadly")
+
+
+# Set to a folder to keep screenshots of the pages these tests change, for a look.
+SHOTS = os.environ.get("SCREENSHOT_DIR")
+
+
+def shoot(page, name: str, *, full_page: bool = True) -> None:
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=full_page)
+
+
+def test_builder_counts_points_and_traits_as_the_player_types(new_page, triad_table, player):
+    """Triad, Appendix A (l.199-207): the running count follows every change, before any submit."""
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(triad_table.get_absolute_url())
+    page.get_by_role("link", name="New character").click()
+    points = page.locator("#triad-tally [data-count='points']")
+    traits = page.locator("#triad-tally [data-count='traits']")
+    expect(points).to_have_text("30 of 30 spent: exactly right")
+    expect(traits).to_have_text("0 of 3 chosen: 3 to go")
+    # Each trait is described beside its checkbox.
+    expect(page.locator("#id_traits_0_about")).to_contain_text("officials")
+    page.locator("#id_name").fill("Lucy Westenra")
+    page.locator("#id_tier").select_option("heroic")
+    expect(points).to_have_text("30 of 35 spent: 5 left")
+    page.locator("#id_body").fill("16")
+    expect(points).to_have_text("36 of 35 spent: 1 too many")
+    page.locator("input[name=traits][value='Occult']").check()
+    page.locator("input[name=traits][value='Charm']").check()
+    page.locator("#id_custom_traits").fill("Night Owl")
+    expect(traits).to_have_text("3 of 5 chosen: 2 to go")
+    page.locator("#id_tier").select_option("street_level_superhero")
+    expect(page.locator("#triad-tally [data-count='powers']")).to_have_text("0 of 2 named: 2 to go")
+    shoot(page, "triad-builder-1280")
+    # After a refused submit the server's count says the same.
+    page.get_by_role("button", name="Create character").click()
+    expect(page.get_by_text("divide exactly 35 points")).to_be_visible()
+    expect(points).to_have_text("36 of 35 spent: 1 too many")
+    expect(traits).to_have_text("3 of 3 chosen: exactly right")
+    narrow = new_page(width=390, height=844)
+    log_in(narrow, player.username, PASSWORD)
+    assert audit(narrow, page.url) == []
+    shoot(narrow, "triad-builder-390", full_page=False)
+
+
+def test_tool_and_hazard_options_on_a_sheet_roll(new_page, make_campaign, player, other_player,
+                                                 monkeypatch):
+    """Triad l.59 (an exceptional tool replaces the score) and l.110 (a roll to avoid harm), in a browser."""
+    campaign = make_campaign("triad", players=[player, other_player], name="Castle Fire")
+    load_demo_characters(campaign, players=[player, other_player])
+    helsing = campaign.characters.get(name="Abraham Van Helsing")
+    faces = [4]
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces(faces))
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(helsing.get_absolute_url())
+    page.locator("#roll-options-panel summary").click()
+    page.locator("#id_difficulty").fill("12")
+    page.get_by_label("Hazard: damage on a failure").fill("4")
+    page.get_by_label("Hazard: damage when short by 7 or more").fill("8")
+    body = page.locator("[data-roll-key='ability:body']")
+    page.get_by_label("Exceptional tool's rating").fill("20")
+    expect(body).to_contain_text("Body 20")
+    page.get_by_label("Exceptional tool's rating").fill("")
+    expect(body).to_contain_text("Body 8")
+    body.click()  # 4, Body 8 counts: 8 vs 12, short by 4: 4 damage
+    expect(page.locator("#roll-result .feed-entry")).to_contain_text("Hazard: Body 8 -> 4 (4 damage)")
+    shoot(page, "triad-sheet-hazard")
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.body == 4

@@ -246,6 +246,15 @@ def test_hardened_gear_goes_faulty_before_broken_and_binding_remains():
         ff.break_gear(broken)
 
 
+def test_repair_gear_refuses_an_intact_item():
+    """FREE/FALL l.126: only a broken (or faulty) item has anything to repair."""
+    vest = ff.Gear("Vest", binding=1, binds="body", av=2, hardened=True)
+    assert ff.repair_gear(ff.break_gear(ff.break_gear(vest))) == vest
+    assert ff.repair_gear(ff.break_gear(vest)).condition is ff.GearCondition.INTACT
+    with pytest.raises(RulesError, match="nothing to repair"):
+        ff.repair_gear(vest)
+
+
 def test_load_bearing_negates_binding_of_attached_items():
     rig = ff.Gear("Rig", binding=1, binds="body", load_bearing=2)
     gun = ff.Gear("Gun", binding=1, binds="body", attached_to="rig")

@@ -333,13 +333,21 @@ def test_curve_matches_chance_and_is_a_distribution():
     assert min(curve) == 5 and curve[5] == 1
     for t in (5, 12, 20, 31, 45):
         assert curve[t] == l5r.chance(5, 3, t, bonus=2)
-    dist = l5r.distribution(4, 2, high=40)
+    dist = exactly(l5r.total_curve(4, 2, high=40))
     assert sum(dist.values()) == 1
     assert all(isinstance(p, Fraction) and p >= 0 for p in dist.values())
     # totals 2 and 3 on 4k2: all four dice ones, or three ones and a two
     assert dist[2] == Fraction(1, 10**4) and dist[3] == Fraction(4, 10**4)
-    unskilled = l5r.distribution(3, 3, explode=False, high=31)
+    unskilled = exactly(l5r.total_curve(3, 3, explode=False, high=31))
     assert sum(unskilled.values()) == 1 and unskilled[31] == 0 and unskilled[30] == Fraction(1, 1000)
+
+
+def exactly(curve):
+    """P(total == t) from a curve of P(total >= t); the last entry keeps everything at or above it."""
+    totals = sorted(curve)
+    dist = {t: curve[t] - curve[t + 1] for t in totals[:-1]}
+    dist[totals[-1]] = curve[totals[-1]]
+    return dist
 
 
 pools = st.tuples(st.integers(1, 12), st.integers(1, 10), st.booleans(), st.integers(-5, 5))
@@ -361,9 +369,9 @@ def test_more_never_lowers_the_chance(pool, tn):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 6), st.integers(1, 6), st.booleans())
-def test_distribution_sums_to_one(n, k, explode):
-    dist = l5r.distribution(n, k, explode=explode, high=35)
-    assert sum(dist.values()) == 1
+def test_curve_differences_sum_to_one(n, k, explode):
+    dist = exactly(l5r.total_curve(n, k, explode=explode, high=35))
+    assert sum(dist.values()) == 1 and min(dist.values()) >= 0
 
 
 @settings(max_examples=25, deadline=None)

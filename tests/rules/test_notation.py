@@ -1267,3 +1267,61 @@ def test_lines_built_from_the_grammars_pieces(pieces):
     assert all(dist.probability(total) > 0 for total in totals)  # what was rolled can be rolled
     if odds is not None and not isinstance(tree, notation.Repeat):
         assert dist.chance == odds
+
+
+# --- The dice box rolls a line only with its exact chance (notation.rolled_chance) ------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1000d1000 vs 100000", "20d20kh10 vs 100", "333d6! vs 1000", "1000d10>=7 vs 400", "100d10!10>=8 vs 40"],
+)
+def test_a_line_whose_exact_chance_is_out_of_reach_is_refused_at_its_target(text):
+    with pytest.raises(NotationLimitError) as caught:
+        notation.rolled_chance(parse(text), text)
+    assert caught.value.problem == "An exact chance out of reach"
+    assert text[caught.value.index :].startswith("vs")
+    assert "fewer or smaller dice, or a nearer target" in str(caught.value)
+
+
+def test_a_success_count_out_of_reach_is_refused_too():
+    text = "300d6!6>=5"  # no target: one success is what it asks
+    with pytest.raises(NotationLimitError, match="An exact chance out of reach at position 1"):
+        notation.rolled_chance(parse(text), text)
+
+
+def test_an_l5r_pool_is_answered_up_to_its_highest_quick_tn_and_refused_past_it():
+    # 10k10 (L5R, "Roll and Keep"): the engine's cold cost passes the dice box's bound past TN 134
+    assert notation.rolled_chance(parse("10k10 vs 134"), "10k10 vs 134") == l5r.chance(10, 10, 134)
+    with pytest.raises(NotationLimitError) as caught:
+        notation.rolled_chance(parse("10k10 vs 150"), "10k10 vs 150")
+    assert str(caught.value) == (
+        "A TN past 134 for 10k10 at position 7: 10k10 vs 150 "
+        "(its exact chance is worked out against a TN up to 134)"
+    )
+    # the engine's own bound (TN 250 less the bonuses) is the limit for a small pool
+    assert notation.rolled_chance(parse("3k3+5 vs 255"), "3k3+5 vs 255") == l5r.chance(3, 3, 255, bonus=5)
+    with pytest.raises(NotationLimitError, match="A TN past 255 for 3k3"):
+        notation.rolled_chance(parse("3k3+5 vs 256"), "3k3+5 vs 256")
+
+
+@pytest.mark.parametrize(("rolled", "kept"), [(r, k) for r in range(1, 16) for k in range(1, r + 1)])
+def test_every_l5r_pool_has_its_exact_chance_at_the_tn_it_is_said_to_reach(rolled, kept):
+    for prefix in ("", "u"):
+        node = parse(f"{prefix}{rolled}k{kept} vs 1").terms[0].node
+        highest = notation._highest_quick_tn(node, 0, False)
+        line = f"{prefix}{rolled}k{kept} vs {highest}"
+        assert notation.rolled_chance(parse(line), line) == notation.chance(parse(line)) is not None
+        past = f"{prefix}{rolled}k{kept} vs {highest + 1}"
+        with pytest.raises(NotationLimitError):
+            notation.rolled_chance(parse(past), past)
+
+
+@pytest.mark.parametrize("text", ["80d20", "6x 4d6kh3 vs 12", "2d6+3"])
+def test_a_line_with_no_single_chance_is_rolled_without_one(text):
+    assert notation.rolled_chance(parse(text), text) is None
+
+
+@pytest.mark.parametrize("text", ["1d20+5 vs 15", "4d6kh3 vs 12", "5x5 vs 6", "7k3 vs 20", "3d6>=5"])
+def test_a_line_within_reach_gets_the_same_exact_chance_as_ever(text):
+    assert notation.rolled_chance(parse(text), text) == notation.chance(parse(text)) is not None

@@ -649,3 +649,32 @@ def test_rest_clears_temporary_harm_and_gives_spent_points_back(character, clien
     response = client_for(player).post(url, follow=True)
     assert "already rested" in response.content.decode()
     assert character.changes.filter(reason="Rest").count() == 1
+
+
+def test_repair_gear_brings_an_item_back_to_intact(character, client_for, player, other_player):
+    """FREE/FALL l.126 "Item Breaks (or becomes Faulty if Hardened)" sets no way back; the sheet's Repair
+    (rules.repair_gear) asks no cost or roll, since the seed sets none, and is recorded in the history."""
+    vest = character.ff_gear.get(name="Carbon vest")
+    vest.condition = FreeFallGear.Condition.BROKEN
+    vest.save()
+    character.refresh_from_db()
+    url = reverse("freefall_repair", args=[character.pk, vest.pk])
+    page = client_for(player).get(character.get_absolute_url()).content.decode()
+    assert f'action="{url}"' in page and "Repair <bdi>Carbon vest</bdi>" in page
+    assert "Repair <bdi>Mag-picks</bdi>" not in page  # intact: nothing to repair
+    assert client_for(other_player).post(url, {"version": character.version}).status_code == 403
+    stale = client_for(player).post(url, {"version": character.version - 1}, follow=True)
+    assert "Someone changed this sheet" in stale.content.decode()
+    vest.refresh_from_db()
+    assert vest.condition == FreeFallGear.Condition.BROKEN
+    response = client_for(player).post(url, {"version": character.version}, follow=True)
+    assert "Carbon vest is repaired" in response.content.decode()
+    vest.refresh_from_db()
+    assert vest.condition == FreeFallGear.Condition.OK
+    change = character.changes.get(reason="Repaired Carbon vest (broken to intact)")
+    assert change.author == player
+    assert system.state(character).armor == 2  # worn again: AV 2
+    character.refresh_from_db()
+    again = client_for(player).post(url, {"version": character.version}, follow=True)
+    assert "Carbon vest is intact: there is nothing to repair." in again.content.decode()
+    assert character.changes.filter(reason__startswith="Repaired").count() == 1

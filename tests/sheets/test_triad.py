@@ -6,6 +6,7 @@ from fractions import Fraction
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils.html import escape
 
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
@@ -284,3 +285,37 @@ def test_edit_works_without_javascript(demo_character, player, client_for):
     assert "Body must be at most 8." in refused.content.decode()
     character.triad.refresh_from_db()
     assert character.triad.body == 6
+
+
+def test_builder_shows_each_traits_description_and_the_running_count(triad_campaign, player, client_for):
+    """Triad, LIST OF TRAITS (l.134-197) and Appendix A (l.199-207): every trait is described beside its
+    checkbox, and the page counts points spent and traits chosen against the tier."""
+    page = client_for(player).get(reverse("character_new", args=[triad_campaign.pk])).content.decode()
+    for trait in rules.TRAITS:
+        assert escape(trait.summary) in page
+    # Described for screen readers too: each checkbox points at its description.
+    assert 'aria-describedby="id_traits_0_about"' in page
+    assert f'id="id_traits_0_about">{escape(rules.TRAITS[0].summary)}</div>' in page
+    # Unfilled: the first tier (Ordinary: 30 points, 3 traits) with the fields' starting 10s.
+    assert '<span data-count="points">30 of 30 spent: exactly right</span>' in page
+    assert '<span data-count="traits">0 of 3 chosen: 3 to go</span>' in page
+    assert "triad/builder.js" in page
+
+
+def test_builder_count_after_a_refused_submit(triad_campaign, player, client_for):
+    response = client_for(player).post(
+        reverse("character_new", args=[triad_campaign.pk]),
+        {**VALID, "tier": "heroic", "body": 9, "custom_traits": "Night Owl\n\n"},
+    )
+    page = response.content.decode()
+    assert "divide exactly 35 points" in page
+    assert '<span data-count="points">31 of 35 spent: 4 left</span>' in page
+    assert '<span data-count="traits">4 of 5 chosen: 1 to go</span>' in page
+    # What was ticked stays ticked.
+    assert 'value="Occult" id="id_traits_' in page and page.count(" checked>") == 3
+    # A superhero tier counts its powers too.
+    response = client_for(player).post(
+        reverse("character_new", args=[triad_campaign.pk]),
+        {**VALID, "tier": "street_level_superhero", "body": 15, "powers": "Flight"},
+    )
+    assert '<span data-count="powers">1 of 2 named: 1 to go</span>' in response.content.decode()

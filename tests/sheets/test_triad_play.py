@@ -246,3 +246,85 @@ def test_removing_another_sheets_trait_is_refused(helsing, player, client_for, d
     )
     assert "That trait is not on this sheet." in page_text(response)
     assert TriadTrait.objects.filter(pk=theirs.pk).exists()
+
+
+# ----- exceptional tools, extra effort through the engine's spend, hazards (roll options) -------------
+
+
+def test_exceptional_tool_replaces_the_score(helsing, player, client_for, fixed_dice):
+    """Triad l.59: "Special equipment, magical items, and ultra-technology gadgets may entirely replace a
+    current ability score value" (a battlesuit's "effective Body 20")."""
+    buttons = client_for(player).get(
+        reverse("sheet_buttons", args=[helsing.pk]),
+        {"difficulty": 15, "advantages": 0, "disadvantages": 0, "tool": 20},
+    )
+    # Body 20 against 15: every face but a 1 gives 20, a critical: 95%.
+    assert "Body 20 - 95.0% vs 15" in page_text(buttons)
+    fixed_dice(3)
+    roll(client_for(player), helsing, "ability:body", difficulty=15, tool=20)
+    entry = FeedEntry.objects.get()
+    assert entry.label.endswith("Body (exceptional tool 20 for Body)")
+    assert (entry.result["total"], entry.result["outcome"]) == (20, "critical")
+    # A tool rated lower than the character's own score replaces it too (Mind 15, tool 4: the die counts).
+    fixed_dice(9)
+    roll(client_for(player), helsing, "ability:mind", difficulty=10, tool=4)
+    assert FeedEntry.objects.order_by("pk").last().result["outcome"] == "failure"
+    helsing.triad.refresh_from_db()
+    assert (helsing.triad.body, helsing.triad.mind) == (8, 15)  # a tool costs no points
+
+
+def test_exceptional_tool_rating_is_checked(helsing, player, client_for):
+    options = {"difficulty": 10, "advantages": 0, "disadvantages": 0, "tool": 21}
+    response = client_for(player).get(reverse("sheet_buttons", args=[helsing.pk]), options)
+    assert "rating: from 1 to 20, or blank for none." in page_text(response)
+
+
+def test_extra_effort_is_paid_through_spend_after_the_roll(helsing, player, client_for, fixed_dice):
+    """Triad l.57: "By expending one point from a related ability score, a character gains Advantage ...
+    the ability point is subtracted from the character's score after the task attempt is resolved"."""
+    fixed_dice(2, 11)
+    roll(client_for(player), helsing, "ability:body", difficulty=10, extra_effort="on")
+    entry = FeedEntry.objects.get()
+    # Advantage: two dice, the 11 kept; the roll used Body 8 (the point goes afterwards).
+    assert [d["face"] for d in entry.result["dice"]] == [2, 11] and entry.result["outcome"] == "success"
+    assert "Body 8 -> 7 (extra effort)" in entry.result["changes"]
+    helsing.triad.refresh_from_db()
+    assert helsing.triad.body == 7
+    # With nothing left to spend it is refused before a die is thrown.
+    hurt(helsing, body=0)
+    fixed_dice(5, 5)
+    response = roll(client_for(player), helsing, "ability:body", extra_effort="on")
+    assert response.status_code == 422 and "Only 0 Body points are left." in page_text(response)
+    assert FeedEntry.objects.count() == 1
+
+
+def test_hazard_damage_on_a_failed_roll_to_avoid_harm(helsing, player, client_for, fixed_dice):
+    """Triad l.110: "a room bursting into flames may require everyone inside to make a Difficulty 12 Body
+    task roll. Those that fail ... suffer 4 points of damage, or 8 points of damage if failing the task roll
+    by 7 or worse"."""
+    hazard = {"difficulty": 12, "hazard": 4, "hazard_severe": 8}
+    fixed_dice(13)
+    roll(client_for(player), helsing, "ability:body", **hazard)  # 13 > 12: out of the room unhurt
+    assert "Hazard avoided" in FeedEntry.objects.get().result["changes"]
+    fixed_dice(9)
+    roll(client_for(player), helsing, "ability:body", **hazard)  # 9 (Body 8): short by 3, 4 damage
+    assert "Hazard: Body 8 -> 4 (4 damage)" in FeedEntry.objects.order_by("pk").last().result["changes"]
+    hurt(helsing, body=8)
+    fixed_dice(2)
+    roll(client_for(player), helsing, "ability:body", **hazard)  # Body 8 counts: 8, short by 4 -> 4
+    hurt(helsing, body=5)
+    fixed_dice(3)
+    roll(client_for(player), helsing, "ability:body", **hazard)  # 5: short by 7, 8 damage; Body 5 -> 0
+    last = FeedEntry.objects.order_by("pk").last()
+    assert "Hazard: Body 5 -> 0 (8 damage)" in last.result["changes"] and "Dying" in last.result["changes"]
+    helsing.triad.refresh_from_db()
+    assert (helsing.triad.body, helsing.triad.dying, helsing.triad.stunned) == (0, True, False)
+    change = SheetChange.objects.order_by("pk").last()
+    assert change.before == {f"triadsheet:{helsing.triad.pk}:body": 5}
+
+
+def test_hazard_severe_damage_needs_the_ordinary_damage(helsing, player, client_for, fixed_dice):
+    fixed_dice(3)
+    response = roll(client_for(player), helsing, "ability:body", hazard_severe=8)
+    assert response.status_code == 422 and "Give the ordinary hazard damage too" in page_text(response)
+    assert not FeedEntry.objects.exists()

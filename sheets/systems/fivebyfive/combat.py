@@ -500,6 +500,8 @@ class FiveByFiveCombat(CombatRules):
                 targets=foes,
                 help="To hit, then the target may dodge (once a round, twice with a shield or off-hand "
                 "dagger), then 1d6 + DB + the target's AV.",
+                # The shift is the GM's ruling and the dodge is the target's own choice.
+                gm_fields=("shift", "dodge", "dodge_with", "dodge_token", "dodge_aspect"),
             ),
             Action(
                 "heal",
@@ -508,6 +510,7 @@ class FiveByFiveCombat(CombatRules):
                 form_class=heal_form_class(actor, holds_token=holds_token, aspects=aspects),
                 targets=self._wounded_friends(actor, combatants),
                 help="A healing check: success restores 1d6 HP (trumps add 5), failure harms 1-2 HP.",
+                gm_fields=("shift",),
             ),
         ]
 
@@ -518,6 +521,16 @@ class FiveByFiveCombat(CombatRules):
             lines = self._heal(encounter, actor, target, data, roller, author)
         actor.state = {**actor.state, "acted": True}
         return lines
+
+    def chance(self, encounter, actor, action, target, data):
+        """To hit (an attack, before the target's dodge) or the healing check, as ``act`` rolls it."""
+        if action not in ("attack", "heal"):
+            return None
+        exclusive, token_on = (ATTACK, "hit") if action == "attack" else (HEALING, "check")
+        use = _pick(actor, data.get("descriptor") or "", exclusive)
+        shift = (data.get("shift") or 0) + _aspect_steps(actor, data.get("aspect") or "")
+        target_number = rules.shift(use.value, use.steps + shift)
+        return rules.chance(target_number, doubles_token=data.get("spend") == token_on)
 
     def _attack(self, encounter, actor, target, data, roller, author):
         if data.get("dodge_with") and not str(data["dodge_with"]).startswith(f"{target.pk}:"):

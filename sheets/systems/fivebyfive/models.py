@@ -27,6 +27,10 @@ class FiveByFiveSheet(models.Model):
     brawn = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
     cognition = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
     determination = models.SmallIntegerField(choices=ASPECT_RATING_CHOICES, default=0)
+    # The dying clock: minutes already run toward the next lost HP, counted at HP ``bleed_hp``. Any other
+    # change of HP (a hit, healing, an edit) restarts the count, so nothing else needs to reset it.
+    bleed_minutes = models.PositiveSmallIntegerField(default=0)
+    bleed_hp = models.SmallIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -45,6 +49,11 @@ class FiveByFiveSheet(models.Model):
 
     def __str__(self) -> str:
         return f"Five by Five sheet of {self.character}"
+
+    @property
+    def bled_minutes(self) -> int:
+        """Minutes already run toward the next lost HP at the current HP (0 once HP moved otherwise)."""
+        return self.bleed_minutes if self.bleed_hp == self.hp else 0
 
 
 class FiveByFiveDescriptor(models.Model):

@@ -37,7 +37,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.utils import ErrorDict
 
-from campaigns.forms import IdField
+from campaigns.forms import IdField, WholeNumberField
 from rules import fivebyfive as rules
 from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import (
@@ -342,6 +342,88 @@ class FiveByFiveOptionsForm(forms.Form):
             )
 
 
+class TimePassesForm(forms.Form):
+    """The GM tells the sheet how long a dying character has gone untended."""
+
+    minutes = WholeNumberField(
+        min_value=1,
+        max_value=600,
+        label="Minutes pass",
+        error_messages={
+            "required": "Minutes pass: say how many minutes (1 to 600).",
+            "invalid": "Minutes pass: a whole number from 1 to 600 (digits 0-9).",
+            "min_value": "Minutes pass: at least 1 minute.",
+            "max_value": "Minutes pass: at most 600 minutes at a time.",
+        },
+    )
+
+
+class RestForm(forms.Form):
+    """Days of natural recovery."""
+
+    days = WholeNumberField(
+        min_value=1,
+        max_value=365,
+        label="Days of rest",
+        error_messages={
+            "required": "Days of rest: say how many days (1 to 365).",
+            "invalid": "Days of rest: a whole number from 1 to 365 (digits 0-9).",
+            "min_value": "Days of rest: at least 1 day.",
+            "max_value": "Days of rest: at most 365 days at a time.",
+        },
+    )
+
+
+def dying_clock(sheet) -> dict[str, int] | None:
+    """For a dying character: minutes to the next lost HP and to death, counting the minutes already run."""
+    next_loss = rules.minutes_to_next_loss(sheet.hp)
+    if next_loss is None:
+        return None
+    run = sheet.bled_minutes
+    return {"next_loss": next_loss - run, "death": rules.minutes_to_death(sheet.hp) - run}
+
+
+def time_passes(*, character, minutes: int, author, seen_version: int | None = None) -> str:
+    """``minutes`` go by untended: a dying character bleeds by the book's clock. What happened, in words."""
+    with character_change(
+        character=character, author=author, reason=f"{minutes} minutes pass", seen_version=seen_version
+    ) as record:
+        sheet = FiveByFiveSheet.objects.get(pk=character.fivebyfive.pk)  # read again under the version lock
+        if rules.condition(sheet.hp) != "dying":
+            raise ValidationError(
+                f"{character.name} is not dying (HP {sheet.hp}): time passing costs no HP."
+            )
+        before = sheet.hp
+        sheet.hp, run = rules.bleed(before, sheet.bled_minutes + minutes)
+        sheet.bleed_minutes, sheet.bleed_hp = run, (sheet.hp if run else None)
+        sheet.save(update_fields=["hp", "bleed_minutes", "bleed_hp"])
+        if sheet.hp == before:
+            said = f"HP {before}, the next HP goes in {rules.minutes_to_next_loss(before) - run} minutes"
+        else:
+            said = f"HP {before} -> {sheet.hp}" + (" (dead)" if rules.condition(sheet.hp) == "dead" else "")
+        record["reason"] = f"{minutes} minutes pass: {said}"
+    character.fivebyfive = sheet
+    return said
+
+
+def rest(*, character, days: int, author, seen_version: int | None = None) -> str:
+    """``days`` of natural recovery, 1 HP a day up to the maximum. What happened, in words."""
+    with character_change(
+        character=character, author=author, reason=f"Rested {days} days", seen_version=seen_version
+    ) as record:
+        sheet = FiveByFiveSheet.objects.get(pk=character.fivebyfive.pk)
+        before = sheet.hp
+        try:
+            sheet.hp = rules.natural_recovery(before, days, max_hp=rules.hp_points(sheet.hp_rank))
+        except RulesError as error:
+            raise ValidationError(str(error)) from None
+        sheet.save(update_fields=["hp"])
+        said = f"HP {before} -> {sheet.hp}" if sheet.hp != before else f"HP {before}, nothing to recover"
+        record["reason"] = f"Rested {days} days: {said}"
+    character.fivebyfive = sheet
+    return said
+
+
 class FiveByFiveSystem(SheetSystem):
     key = "fivebyfive"
     label = "Five by Five 2.5"
@@ -484,6 +566,9 @@ class FiveByFiveSystem(SheetSystem):
                 else []
             ),
             "uses_advanced": bool(options.get(OPTION_ADVANCED)),
+            "dying_clock": dying_clock(sheet),
+            "time_form": TimePassesForm(prefix="time"),
+            "rest_form": RestForm(prefix="rest"),
             "xp_award_help": "1 a session played, 1 more for a hard one or the end of a long arc.",
             "xp_help": "A new rank costs its value in XP; a new descriptor 2; trading the poor one 5. "
             "At most two descriptors at 12 and one at 16.",
@@ -907,6 +992,31 @@ class FiveByFiveSystem(SheetSystem):
         )
         data.update({f"aspect_{name}": getattr(sheet, name) for name in ASPECT_NAMES if getattr(sheet, name)})
         return data
+
+    def play_problems(self, rows, campaign):
+        sheet, descriptors = rows["fivebyfive"], rows["descriptors"]
+        problems = []
+        most = rules.hp_points(sheet.hp_rank)
+        if sheet.hp > most:
+            problems.append(f"HP ({sheet.hp}) is above the {most} its HP rank gives")
+        if sheet.hp < rules.DEAD_AT:
+            problems.append(f"HP ({sheet.hp}) is below {rules.DEAD_AT}, where a character is dead")
+        if not rules.MIN_AV <= sheet.armor_av <= 0:
+            problems.append(f"Armor AV ({sheet.armor_av}) must be from {rules.MIN_AV} to 0")
+        if not 0 <= sheet.weapon_db <= 10:
+            problems.append(f"Weapon DB ({sheet.weapon_db}) must be from 0 to 10")
+        actions = {action for action, _ in EXCLUSIVE_CHOICES}
+        for row in descriptors:
+            cap = rules.ADVANCED_CAP if row.advanced else rules.BASIC_CAP
+            if row.value > cap:
+                problems.append(f"Descriptor {row.name}: {row.value} is above the cap of {cap}")
+            if row.exclusive_action not in actions:
+                problems.append(f"Descriptor {row.name}: {row.exclusive_action!r} is not an exclusive action")
+        for value, what in ((rules.BASIC_CAP, "at 16"), (rules.POOR, "at -5 (poor)")):
+            count = sum(row.value == value for row in descriptors)
+            if count > 1:
+                problems.append(f"Only one descriptor may stand {what}; the file has {count}")
+        return problems
 
     def party_summary(self, character):
         sheet = character.fivebyfive

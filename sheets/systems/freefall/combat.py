@@ -431,6 +431,24 @@ class FreeFallCombat(CombatRules):
             return self._mitigate(encounter, actor, data, author)
         return self._take(encounter, actor, data, author)
 
+    def chance(self, encounter, actor, action, target, data):
+        """A declaration priced as it will roll (its dice against its TN), or the declared roll due now."""
+        if action in ("attack", "task", "hack"):
+            tn = rules.Difficulty(data["difficulty"]).tn
+            if action == "hack":
+                programs = _programs(actor.character)
+                program = next((p for p in programs if p.name == data.get("program")), None)
+                return rules.hack_odds(data["dice"], tn, program=program).at_least_success
+            return rules.odds(data["dice"], tn).at_least_success
+        if action != "roll":
+            return None
+        item = encounter.state["queue"][encounter.turn - encounter.state["seats"]]
+        if item.get("hack"):
+            row = actor.character.ff_programs.filter(name=item["program"]).first()
+            program = _engine_program(row) if row is not None and not row.compromised else None
+            return rules.hack_odds(item["dice"], item["tn"], program=program).at_least_success
+        return rules.odds(item["dice"], item["tn"]).at_least_success
+
     def _add(self, actor, action, target, data):
         cleaned = data
         difficulty = rules.Difficulty(cleaned["difficulty"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaigns.forms import IdField, WholeNumberField
@@ -20,12 +21,14 @@ from sheets.services import character_change
 
 from .models import FreeFallGear, FreeFallProgram
 from .sheet import (
+    CONDITION_TO_ENGINE,
     MAX_GEAR,
     MAX_PROGRAMS,
     BaseGearFormSet,
     BaseProgramFormSet,
     GearRowForm,
     ProgramRowForm,
+    _engine_gear,
     _key,
     formset_errors,
     grown_formsets,
@@ -62,6 +65,7 @@ def _formset(row_form, base, limit: int, extra: int):
     )
 
 
+ENGINE_TO_CONDITION = {engine: model for model, engine in CONDITION_TO_ENGINE.items()}
 GEAR_SET = (KitGearRowForm, BaseGearFormSet, MAX_GEAR)
 PROGRAM_SET = (KitProgramRowForm, BaseProgramFormSet, MAX_PROGRAMS)
 
@@ -231,6 +235,24 @@ def kit_update(*, character, form: FreeFallKitForm, author) -> None:
             path = f"{a.value}_spent"
             setattr(sheet, path, min(getattr(sheet, path), max(0, build.current_max[a])))
         sheet.save(update_fields=[f"{a.value}_spent" for a in rules.Attribute])
+
+
+def repair(*, character, gear_id: int, author, seen_version: int | None = None) -> FreeFallGear:
+    """Repair a faulty or broken item back to intact (``rules.repair_gear``). The seed sets no cost and no
+    roll for it, so none is asked: the GM says when the fiction allows it. Recorded in the history."""
+    row = character.ff_gear.filter(pk=gear_id).first()
+    if row is None:
+        raise ValidationError("That item is no longer on the sheet; reload the page.")
+    try:
+        repaired = rules.repair_gear(_engine_gear([row])[0])
+    except rules.FreeFallError as error:
+        raise ValidationError(str(error)) from None
+    before = row.get_condition_display().lower()
+    reason = f"Repaired {row.name} ({before} to intact)"
+    with character_change(character=character, author=author, reason=reason, seen_version=seen_version):
+        row.condition = ENGINE_TO_CONDITION[repaired.condition]
+        row.save(update_fields=["condition"])
+    return row
 
 
 def rest(*, character, author, seen_version: int | None = None) -> bool:

@@ -941,6 +941,31 @@ class FreeFallSystem(SheetSystem):
             },
         )
 
+    # ----- roll requests: the GM names the action (an attribute, or a hack with a program type); the
+    # TN and the dice assigned are the request's options, checked against each answering sheet's pool.
+
+    def common_roll_keys(self):
+        return [(f"attribute:{a.value}", f"{a.label} check") for a in rules.Attribute] + [
+            (f"hack:{t.value}", f"Hack with a {t.value.upper()} program") for t in rules.ProgramType
+        ]
+
+    def request_roll_key(self, character, key):
+        # A hack asked for by program type: the sheet's first program of that type still running.
+        kind, _, program_type = key.partition(":")
+        if kind != "hack":
+            return key
+        row = next(
+            (p for p in character.ff_programs.all() if p.type == program_type and not p.compromised), None
+        )
+        return f"program:{row.pk}" if row is not None else key
+
+    def answer_text(self, result):
+        successes = result.get("successes")
+        if successes is None:
+            return super().answer_text(result)
+        plural = "es" if successes != 1 else ""
+        return f"{successes} success{plural} vs TN {result.get('tn')}, {result.get('outcome_label')}"
+
     # ----- export and party ------------------------------------------------------------------------
 
     def export_data(self, character):
@@ -972,6 +997,24 @@ class FreeFallSystem(SheetSystem):
                 {"name": p.name, "type": p.type, "tier": p.tier} for p in character.ff_programs.all()
             ],
         }
+
+    def play_problems(self, rows, campaign):
+        sheet = rows["freefall"]
+        problems = []
+        for attribute in ATTRIBUTES:
+            perm, spent = getattr(sheet, f"{attribute}_perm"), getattr(sheet, f"{attribute}_spent")
+            label = ATTRIBUTE_LABELS[attribute]
+            if perm > rules.ATTRIBUTE_MAX:
+                problems.append(f"Permanent {label} ({perm}) is above {rules.ATTRIBUTE_MAX}")
+            if spent > perm:
+                problems.append(f"{label} spent ({spent}) is more than permanent {label} ({perm})")
+        for slot in range(1, rules.HARM_SLOTS + 1):
+            state, kind = getattr(sheet, f"harm{slot}_state"), getattr(sheet, f"harm{slot}_kind")
+            try:
+                rules.HarmSlot(state, kind or None)
+            except RulesError as error:
+                problems.append(f"Harm slot {slot}: {error}")
+        return problems
 
     def party_summary(self, character):
         state = self.state(character)

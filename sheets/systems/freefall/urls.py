@@ -5,4 +5,9 @@ from . import views
 urlpatterns = [
     path("characters/<int:character_id>/freefall/kit/", views.kit, name="freefall_kit"),
     path("characters/<int:character_id>/freefall/rest/", views.sheet_rest, name="freefall_rest"),
+    path(
+        "characters/<int:character_id>/freefall/gear/<int:gear_id>/repair/",
+        views.gear_repair,
+        name="freefall_repair",
+    ),
 ]

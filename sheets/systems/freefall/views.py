@@ -1,6 +1,7 @@
-"""FREE/FALL's own page: the sheet's gear and programs, changed after creation."""
+"""FREE/FALL's own page: the sheet's gear and programs, changed after creation; rest; repairs."""
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -10,7 +11,7 @@ from sheets import selectors
 from sheets.forms import STALE_MESSAGE, seen_version
 from sheets.models import StaleVersion
 
-from .kit import FreeFallKitForm, kit_update, rest
+from .kit import FreeFallKitForm, kit_update, repair, rest
 from .sheet import system as freefall
 
 
@@ -33,6 +34,22 @@ def sheet_rest(request, character_id: int):
             messages.success(request, f"{character.name} rests: temporary harm cleared, spent points back.")
         else:
             messages.info(request, f"{character.name} is already rested.")
+    return redirect(character)
+
+
+@require_POST
+def gear_repair(request, character_id: int, gear_id: int):
+    character = _freefall_character(request, character_id)
+    try:
+        row = repair(
+            character=character, gear_id=gear_id, author=request.user, seen_version=seen_version(request.POST)
+        )
+    except StaleVersion:
+        messages.error(request, STALE_MESSAGE)
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+    else:
+        messages.success(request, f"{row.name} is repaired: intact again.")
     return redirect(character)
 
 

@@ -98,6 +98,73 @@ class L5RNpcAttackForm(forms.Form):
     use_void = _void_field()
 
 
+# What a contest may roll: a trait, a ring or a skill (each side rolls the same; L5R, Contested Rolls).
+CONTEST_CHOICES = (
+    [(f"trait:{trait}", f"Trait: {trait_label(trait)}") for trait in rules.TRAITS]
+    + [(f"ring:{ring.value}", f"Ring: {ring.value.capitalize()}") for ring in rules.Ring]
+    + [(f"skill:{skill.name}", f"Skill: {skill.name}") for skill in rules.SKILLS]
+)
+# A quick NPC's numbers hold these traits and rings; its attack skill rank serves its weapon skills.
+NPC_TRAITS = ("reflexes", "agility", "strength")
+MAX_REROLLS = 20  # ties re-roll at once (the book); twenty ties running is a stand-off, not a loop
+
+
+class L5RContestForm(forms.Form):
+    roll = forms.ChoiceField(choices=CONTEST_CHOICES, initial="trait:agility", label="Both roll")
+    raises = WholeNumberField(
+        min_value=0,
+        max_value=rules.TRAIT_MAX,
+        initial=0,
+        required=False,
+        label="Raises declared by the actor",
+    )
+    tie_stands = forms.BooleanField(required=False, label="A tie can stand (no re-roll)")
+
+
+class L5RTaskForm(forms.Form):
+    name = forms.CharField(max_length=60, label="Task")
+    tn = WholeNumberField(min_value=1, max_value=500, initial=60, label="Cumulative TN")
+    minimum = WholeNumberField(
+        min_value=0,
+        max_value=100,
+        initial=15,
+        label="Each roll must reach",
+        help_text="0: every roll counts.",
+    )
+
+
+COOPERATION = (
+    ("alone", "Alone"),
+    ("group", "Group effort: the actor rolls, + the helpers' ranks"),
+    ("roped", "Roped together: everyone rolls, + the best rank"),
+)
+
+
+def open_tasks(encounter) -> list[dict]:
+    return [task for task in encounter.state.get("l5r_tasks", []) if task["remaining"] > 0]
+
+
+def _skill_form(encounter, actor, combatants) -> type[forms.Form]:
+    """A skill roll by a character with a sheet: alone or with helpers, maybe toward a cumulative task."""
+    helpers = [(str(c.pk), c.name) for c in combatants if c.pk != actor.pk and c.character is not None]
+    tasks = [("", "None")] + [
+        (str(task["id"]), f"{task['name']} ({task['remaining']} of {task['tn']} to go)")
+        for task in open_tasks(encounter)
+    ]
+    fields = {
+        "skill": forms.ChoiceField(choices=[(s.name, s.name) for s in rules.SKILLS], label="Skill"),
+        "tn": WholeNumberField(
+            min_value=0, max_value=100, initial=15, label="TN", help_text="For a task: its minimum instead."
+        ),
+        "cooperation": forms.ChoiceField(choices=COOPERATION, initial="alone", label="With others"),
+        "helpers": forms.MultipleChoiceField(
+            choices=helpers, required=False, widget=forms.CheckboxSelectMultiple, label="Helpers"
+        ),
+        "task": forms.ChoiceField(choices=tasks, required=False, label="Counts toward"),
+    }
+    return type("L5RSkillRollForm", (forms.Form,), fields)
+
+
 def _weapon_label(row) -> str:
     if row.bow_strength is not None:
         return f"{row.name} (bow {row.bow_strength})"
@@ -267,27 +334,78 @@ class L5RCombat(CombatRules):
     # ----- a turn ---------------------------------------------------------------------------------
 
     def actions(self, encounter, actor, combatants):
-        if actor.state.get("attacked") or not rules.can_attack(fighter(actor).wound_level):
-            return []
-        foes = tuple(c for c in combatants if c.side != actor.side and not self.is_out(c))
         numbers = fighter(actor)
-        wounded = f" Wounds add +{numbers.penalty}." if numbers.penalty else ""
-        return [
+        offered = []
+        if not actor.state.get("attacked") and rules.can_attack(numbers.wound_level):
+            offered.append(self._attack_action(actor, combatants, numbers))
+        if not rules.can_roll(numbers.wound_level):
+            return offered
+        others = tuple(c for c in combatants if c.pk != actor.pk and not self.is_out(c))
+        offered.append(
             Action(
-                "attack",
-                "Attack",
+                "contest",
+                "Contested roll",
                 needs_target=True,
-                form_class=_attack_form(actor.character) if actor.character is not None else L5RNpcAttackForm,
-                targets=foes,
+                form_class=L5RContestForm,
+                targets=others,
+                gm_fields=("tie_stands",),  # whether the scene allows a draw is the GM's call
                 help=(
-                    "Skill + its trait (Agility; Reflexes for Kyujutsu) against the target's Armor TN, "
-                    "+5 per raise (armor from the target's sheet or numbers); a hit rolls damage at once, "
-                    f"+1k0 per raise.{wounded}"
+                    "Both roll the same trait, ring or skill; the higher total wins, a tie is rolled again "
+                    "unless it can stand. Each raise the actor declares must be won by 5 more."
                 ),
             )
-        ]
+        )
+        if actor.character is not None:
+            tasks = "; ".join(
+                f"{t['name']}: {t['remaining']} of {t['tn']} to go" for t in open_tasks(encounter)
+            )
+            offered.append(
+                Action(
+                    "skill",
+                    "Skill roll",
+                    form_class=_skill_form(encounter, actor, combatants),
+                    help=(
+                        "Skill + its trait against the TN (wounds add theirs). Group effort: one roll, "
+                        "+ every helper's rank in the skill. Roped together: each rolls, all but the "
+                        "best-ranked + the best rank. Toward a task: a total reaching its minimum comes off "
+                        "its TN." + (f" Open tasks: {tasks}." if tasks else "")
+                    ),
+                )
+            )
+        offered.append(
+            Action(
+                "task",
+                "Set a cumulative task",
+                form_class=L5RTaskForm,
+                help="A high TN reached over several skill rolls; each counted total comes off it.",
+                gm_only=True,
+            )
+        )
+        return offered
+
+    def _attack_action(self, actor, combatants, numbers) -> Action:
+        foes = tuple(c for c in combatants if c.side != actor.side and not self.is_out(c))
+        wounded = f" Wounds add +{numbers.penalty}." if numbers.penalty else ""
+        return Action(
+            "attack",
+            "Attack",
+            needs_target=True,
+            form_class=_attack_form(actor.character) if actor.character is not None else L5RNpcAttackForm,
+            targets=foes,
+            help=(
+                "Skill + its trait (Agility; Reflexes for Kyujutsu) against the target's Armor TN, "
+                "+5 per raise (armor from the target's sheet or numbers); a hit rolls damage at once, "
+                f"+1k0 per raise.{wounded}"
+            ),
+        )
 
     def act(self, encounter, actor, action, target, data, roller, author):
+        if action == "contest":
+            return self._contest(encounter, actor, target, data, roller)
+        if action == "skill":
+            return self._skill_roll(encounter, actor, data, roller)
+        if action == "task":
+            return self._set_task(encounter, actor, data)
         if action != "attack":
             raise EncounterError("That action is not open to this combatant now.")
         attacker, defender = fighter(actor), fighter(target)
@@ -354,6 +472,231 @@ class L5RCombat(CombatRules):
                 )
             )
         return lines
+
+    def chance(self, encounter, actor, action, target, data):
+        """The attack roll against the target's Armor TN, wounds and raises added, as ``act`` rolls it."""
+        if action != "attack" or target is None:
+            return None
+        attacker, plan = fighter(actor), self._plan(actor, data)
+        armor_tn = rules.armor_tn(fighter(target).reflexes, armor=fighter(target).armor)
+        tn = rules.plan_raises(
+            armor_tn + attacker.penalty,
+            raises=plan.raises,
+            void=attacker.void,
+            unskilled=not plan.pool.raises_allowed,
+        ).tn
+        return plan.pool.chance(tn, odd_die_bonus=odd_die_bonus(encounter.campaign))
+
+    # ----- contests, skill rolls with others, cumulative tasks --------------------------------------
+
+    @staticmethod
+    def _rank(character, skill: rules.Skill) -> int:
+        row = next((r for r in character.l5r_skills.all() if r.name.lower() == skill.name.lower()), None)
+        return row.rank if row is not None else 0
+
+    def _contest_pool(self, combatant, choice: str) -> tuple[rules.Pool, str]:
+        """The pool a contestant rolls for "trait:x", "ring:x" or "skill:Name", and how it is made."""
+        kind, _, name = choice.partition(":")
+        if combatant.character is not None:
+            sheet = combatant.character.l5r
+            traits = sheet.trait_values()
+            if kind == "trait":
+                return rules.trait_pool(traits[name]), f"{trait_label(name)} {traits[name]}"
+            if kind == "ring":
+                rank = rules.ring_rank(name, traits, void=sheet.void)
+                return rules.ring_pool(rank), f"{name.capitalize()} {rank}"
+            skill = rules.skill_info(name)
+            trait = sheet.void if skill.trait == "void" else traits[skill.trait]
+            rank = self._rank(combatant.character, skill)
+            words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
+            return rules.skill_pool(trait, rank, attack=skill.attack), words
+        stats = combatant.stats
+        if kind == "trait" and name in NPC_TRAITS:
+            return rules.trait_pool(stats[name]), f"{trait_label(name)} {stats[name]}"
+        if kind == "ring" and name in ("earth", "void"):
+            return rules.ring_pool(stats[name]), f"{name.capitalize()} {stats[name]}"
+        skill = rules.skill_info(name) if kind == "skill" else None
+        if skill is not None and skill.trait in NPC_TRAITS:
+            rank = stats["attack_skill"] if skill.attack else 0
+            trait = stats[skill.trait]
+            words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
+            return rules.skill_pool(trait, rank, attack=skill.attack), words
+        what = dict(CONTEST_CHOICES)[choice].partition(": ")[2]
+        raise EncounterError(
+            f"{combatant.name}'s numbers have no {what}: a quick NPC has Reflexes, Agility, Strength, "
+            "Earth, Void and its attack skill."
+        )
+
+    def _contest(self, encounter, actor, target, data, roller) -> list[RollResult]:
+        """Both roll; the higher total wins, unless its raises were not beaten by (L5R, Contested Rolls)."""
+        raises = data.get("raises") or 0
+        numbers = fighter(actor)
+        if raises > numbers.void:
+            raise EncounterError(f"With Void {numbers.void} at most {numbers.void} raises can be declared.")
+        sides = [
+            (actor, *self._contest_pool(actor, data["roll"])),
+            (target, *self._contest_pool(target, data["roll"])),
+        ]
+        if raises and not sides[0][1].raises_allowed:
+            raise EncounterError("An unskilled roll cannot take raises.")
+        odd = odd_die_bonus(encounter.campaign)
+        what = dict(CONTEST_CHOICES)[data["roll"]].partition(": ")[2]
+        lines = []
+        for attempt in range(1, MAX_REROLLS + 1):
+            totals = []
+            for combatant, pool, words in sides:
+                result = rules.roll_pool(roller, pool, odd_die_bonus=odd)
+                totals.append(result.total)
+                again = f" (re-roll {attempt - 1})" if attempt > 1 else ""
+                lines.append(
+                    RollResult(
+                        label=f"{combatant.name}: contested {what}{again}",
+                        summary=f"{words}: {result.notation}: {result.total}{_exploded(result)}",
+                        dice=_dice(result),
+                        total=result.total,
+                        character=combatant.character,
+                    )
+                )
+            verdict = rules.contested(*totals, raises_a=raises, tie_allowed=data.get("tie_stands", False))
+            if verdict != "reroll":
+                break
+        raised = f", {raises} raise{'s' if raises != 1 else ''} declared" if raises else ""
+        score = f"{totals[0]} to {totals[1]}{raised}"
+        if verdict == "reroll":
+            summary, outcome = (
+                f"{score}: still tied after {MAX_REROLLS} re-rolls; the GM settles it",
+                Outcome.NONE,
+            )
+        elif verdict == "tie":
+            summary, outcome = f"{score}: a tie, and it stands", Outcome.NONE
+        else:
+            winner = actor if verdict == "a" else target
+            summary = f"{score}: {winner.name} wins"
+            if verdict == "b" and totals[0] > totals[1]:
+                summary += f" (not beaten by {rules.RAISE_STEP * raises})"
+            outcome = Outcome.SUCCESS if verdict == "a" else Outcome.FAILURE
+        lines.append(
+            RollResult(
+                label=f"Contest of {what}: {actor.name} against {target.name}",
+                summary=summary,
+                outcome=outcome,
+                outcome_label="" if outcome is Outcome.NONE else ("won" if verdict == "a" else "lost"),
+                character=actor.character,
+            )
+        )
+        return lines
+
+    def _skill_roll(self, encounter, actor, data, roller) -> list[RollResult]:
+        """A skill roll, alone or with others (L5R, Cooperative Rolls), maybe toward a task (Cumulative)."""
+        skill = rules.skill_info(data["skill"])
+        everyone = {c.pk: c for c in encounter.combatants.select_related("character__l5r")}
+        helpers = [everyone[int(pk)] for pk in data["helpers"] if int(pk) in everyone]
+        cooperation = data["cooperation"]
+        if cooperation == "alone" and helpers:
+            raise EncounterError("Pick group effort or roped together for helpers, or tick none.")
+        if cooperation != "alone" and not helpers:
+            raise EncounterError("Tick the helpers who work with the actor.")
+        task = next((t for t in open_tasks(encounter) if str(t["id"]) == data.get("task")), None)
+        if data.get("task") and task is None:
+            raise EncounterError("That task is done or gone; pick another.")
+        if task is not None and cooperation == "roped":
+            raise EncounterError(
+                "Roped together, each rolls for himself: count a group effort toward a task."
+            )
+        team = [actor, *helpers]
+        ranks = [self._rank(c.character, skill) for c in team]
+        if cooperation == "group":
+            bonuses = [rules.group_effort_bonus(ranks[1:])]
+            rollers = [actor]
+        elif cooperation == "roped":
+            bonuses = list(rules.roped_team_bonuses(ranks))
+            rollers = team
+        else:
+            bonuses, rollers = [0], [actor]
+        base_tn = task["minimum"] if task is not None else data["tn"]
+        odd = odd_die_bonus(encounter.campaign)
+        lines = []
+        for combatant, bonus in zip(rollers, bonuses, strict=False):
+            sheet = combatant.character.l5r
+            numbers = fighter(combatant)
+            if not rules.can_roll(numbers.wound_level):
+                raise EncounterError(
+                    f"{combatant.name} is {numbers.wound_level.name}: {wound_note(numbers.wound_level)}."
+                )
+            trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait)
+            rank = self._rank(combatant.character, skill)
+            pool = rules.skill_pool(trait, rank, bonus=bonus, attack=skill.attack)
+            tn = base_tn + numbers.penalty
+            result = rules.roll_pool(roller, pool, tn=tn, odd_die_bonus=odd)
+            words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
+            if bonus:
+                words += f", +{bonus} from " + (
+                    "the helpers' ranks" if cooperation == "group" else "the best-ranked climber"
+                )
+            tn_words = f"TN {tn}" + (
+                f" ({base_tn} + {numbers.penalty} for wounds)" if numbers.penalty else ""
+            )
+            lines.append(
+                RollResult(
+                    label=f"{combatant.name}: {skill.name}" + (f" toward {task['name']}" if task else ""),
+                    summary=f"{words}: {result.notation} vs {tn_words}: {result.total}, {result.outcome}"
+                    + _exploded(result),
+                    dice=_dice(result),
+                    outcome=result.outcome,
+                    total=result.total,
+                    chance=pool.chance(tn, odd_die_bonus=odd),
+                    character=combatant.character,
+                )
+            )
+            if task is not None:
+                lines.append(self._count(encounter, task, result, tn))
+        return lines
+
+    @staticmethod
+    def _count(encounter, task: dict, result: rules.RollResult, tn: int) -> RollResult:
+        """Take a total off a cumulative task's TN when it reached the minimum (wounds included)."""
+        progress = rules.cumulative(task["remaining"], [result.total], minimum=tn)
+        counted = progress.counted[0]
+        updated = {
+            **task,
+            "totals": [*task["totals"], result.total] if counted else task["totals"],
+            "remaining": progress.remaining,
+        }
+        tasks = [updated if t["id"] == task["id"] else t for t in encounter.state.get("l5r_tasks", [])]
+        encounter.state = {**encounter.state, "l5r_tasks": tasks}
+        to_go = f"{progress.remaining} of {task['tn']} to go"
+        if not counted:
+            summary = f"{result.total} is under {tn}: it does not count; {to_go}"
+        elif progress.done:
+            summary = f"{result.total} counts: the task is done ({task['tn']} reached)"
+        else:
+            summary = f"{result.total} counts: {to_go}"
+        return RollResult(
+            label=f"{task['name']}: cumulative TN {task['tn']}",
+            summary=summary,
+            outcome=Outcome.SUCCESS if progress.done else Outcome.NONE,
+            outcome_label="done" if progress.done else "",
+        )
+
+    @staticmethod
+    def _set_task(encounter, actor, data) -> list[RollResult]:
+        tasks = encounter.state.get("l5r_tasks", [])
+        task = {
+            "id": max((t["id"] for t in tasks), default=0) + 1,
+            "name": " ".join(data["name"].split()),
+            "tn": data["tn"],
+            "minimum": data["minimum"],
+            "totals": [],
+            "remaining": data["tn"],
+        }
+        encounter.state = {**encounter.state, "l5r_tasks": [*tasks, task]}
+        each = f"each roll must reach {task['minimum']} to count" if task["minimum"] else "every roll counts"
+        return [
+            RollResult(
+                label=f"Cumulative task: {task['name']}",
+                summary=f"TN {task['tn']}, reached over several skill rolls; {each}",
+            )
+        ]
 
     def _plan(self, actor, data) -> AttackPlan:
         """The attack and damage pools from the form the GM filled in."""

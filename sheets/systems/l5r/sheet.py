@@ -48,6 +48,7 @@ from sheets.contract import (
 )
 from sheets.services import character_change
 
+from . import after_roll
 from .models import L5RSheet, L5RSkill, L5RWeapon
 
 ODD_DIE_OPTION = "l5r_odd_die_bonus"
@@ -449,6 +450,7 @@ class L5RSystem(SheetSystem):
     )
     template = "l5r/sheet.html"
     builder_template = "l5r/builder.html"
+    after_roll_template = "l5r/_after_roll.html"
     stylesheet = "l5r/l5r.css"
 
     # ----- builder ---------------------------------------------------------------------------------
@@ -895,10 +897,18 @@ class L5RSystem(SheetSystem):
 
     def roll(self, character, key, options, roller: Roller):
         sheet = character.l5r
+        after, _, _ = after_roll.split_key(key)
+        if after == after_roll.REKEEP:
+            return after_roll.rekeep(character, key)
+        retried = None
+        if after == after_roll.RETRY:
+            key, options, retried = after_roll.second_attempt(character, key, options)
         rollables = self._rollables(character, {**options, "unskilled": True})
         item = next((i for i in rollables if i["key"] == key), None)
         if item is None:
             raise KeyError(key)
+        if retried is not None:
+            options = {**options, "tn": after_roll.check_second_attempt(item["pool"], options)}
         level = wound_state(sheet)
         if not rules.can_roll(level):
             raise ValidationError(f"{character.name} is {level.name}: {wound_note(level)} until healed.")
@@ -932,6 +942,8 @@ class L5RSystem(SheetSystem):
                 use_void=bool(options.get("use_void")),
                 wound_penalty=penalty,
             )
+            if retried is not None:
+                request["second_attempt_of"] = retried.seq
         else:
             pool, plan, tn, chance = item["pool"], None, None, None
         try:
@@ -964,8 +976,13 @@ class L5RSystem(SheetSystem):
                 summary += " (the TN without the raises was reached)"
         if exploded:
             summary += " · tens exploded: " + ", ".join(exploded)
+        label = f"{item['label']} ({written})"
+        if retried is not None:
+            first_tn = options["tn"] - rules.SECOND_ATTEMPT_PENALTY
+            label += ", second attempt"
+            summary = f"Second attempt, TN {first_tn} + {rules.SECOND_ATTEMPT_PENALTY}: {summary}"
         return RollResult(
-            label=f"{item['label']} ({written})",
+            label=label,
             request=request,
             dice=dice,
             outcome=outcome,
@@ -979,8 +996,36 @@ class L5RSystem(SheetSystem):
                 "bonus": result.bonus,
                 "tn": tn,
                 "raises": plan.raises if plan else 0,
+                "explode": result.explode,
             },
         )
+
+    # ----- roll requests: the GM names a trait, a ring or a skill; each sheet rolls its own pool -----
+
+    def common_roll_keys(self):
+        return (
+            [(f"trait:{trait}", f"Trait: {label}") for trait, label in TRAIT_LABELS.items()]
+            + [(f"ring:{ring.value}", f"Ring: {label}") for ring, label in RING_LABELS.items()]
+            + [(f"skill:{_slug(skill.name)}", f"Skill: {skill.name}") for skill in rules.SKILLS]
+        )
+
+    def request_roll_key(self, character, key):
+        # A skill asked for by name: the sheet's own rank of it (trait + skill), or the untrained roll.
+        kind, _, name = key.partition(":")
+        if kind != "skill" or name.isdigit():
+            return key
+        row = next((s for s in character.l5r_skills.all() if _slug(s.name) == name), None)
+        return f"skill:{row.pk}" if row is not None else f"untrained:{name}"
+
+    def request_buttons(self, character, key, options):
+        # An untrained skill's button is listed only with "show untrained skills"; a request shows it.
+        shown = {**options, "unskilled": bool(key) or options.get("unskilled")}
+        return super().request_buttons(character, key, shown)
+
+    def answer_text(self, result):
+        if result.get("tn") is None:
+            return super().answer_text(result)
+        return f"{result.get('total')} vs TN {result['tn']}, {result.get('outcome')}"
 
     # ----- experience: the GM awards it, the player spends it at the common 4th-edition costs ------
 
@@ -1147,6 +1192,28 @@ class L5RSystem(SheetSystem):
         if not isinstance(form_data.get("weapons", []), list):
             form_data["weapons"] = [str(form_data["weapons"])]
         return form_data
+
+    def import_builder_form(self, *, campaign, data, play):
+        # A played character's ranks cost the budget plus the XP the GM awarded since (xp_left's sum).
+        awarded = ((play or {}).get("l5r") or {}).get("xp_awarded") if isinstance(play, dict) else None
+        extra = awarded if isinstance(awarded, int) and not isinstance(awarded, bool) and awarded > 0 else 0
+        budget = starting_xp(campaign) + extra
+        return L5RBuilderForm(data, odd_die_bonus=odd_die_bonus(campaign), budget=budget)
+
+    def play_problems(self, rows, campaign):
+        sheet = rows["l5r"]
+        problems = []
+        if sheet.void_spent > sheet.void:
+            problems.append(f"Void spent ({sheet.void_spent}) is more than Void ({sheet.void})")
+        if sheet.wounds > WOUNDS_MAX:
+            problems.append(f"Wounds ({sheet.wounds}) can be at most {WOUNDS_MAX}")
+        for skill in rows["l5r_skills"]:
+            if skill.rank > rules.SKILL_MAX:
+                problems.append(f"Skill {skill.name}: rank {skill.rank} is above {rules.SKILL_MAX}")
+        for weapon in rows["l5r_weapons"]:
+            if not (weapon.rolled <= 10 and 1 <= weapon.kept <= 10):
+                problems.append(f"Weapon {weapon.name}: its DR {weapon.rolled}k{weapon.kept} is out of range")
+        return problems
 
     def party_summary(self, character):
         sheet = character.l5r

@@ -8,4 +8,9 @@ urlpatterns = [
         views.l5r_builder_preview,
         name="l5r_builder_preview",
     ),
+    path(
+        "characters/<int:character_id>/l5r/after-roll/<str:cursor>/",
+        views.l5r_after_roll,
+        name="l5r_after_roll",
+    ),
 ]

@@ -1,11 +1,15 @@
-"""The L5R builder's live preview: rings and skill pools worked out on the server as the player types."""
+"""The L5R builder's live preview (rings and skill pools worked out on the server as the player types),
+and what the sheet offers after a roll: keeping other dice, a second attempt."""
 
 from django.http import Http404
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from campaigns.selectors import campaign_for_member
+from sheets import selectors
+from sheets.views import sheet_roll
 
+from . import after_roll
 from .sheet import system
 
 
@@ -17,3 +21,34 @@ def l5r_builder_preview(request, campaign_id: int):
     # Nothing is validated or saved here: the pools follow whatever numbers are typed so far.
     form = system.builder_form(campaign=campaign, data=request.POST)
     return TemplateResponse(request, "l5r/builder.html#preview", {"form": form})
+
+
+@require_POST
+def l5r_after_roll(request, character_id: int, cursor: str):
+    """Turn the form under a roll's result into the sheet roll it asks for, answered as any sheet roll.
+
+    Only the choice travels from the page (which dice, whether the situation changed): the faces, the
+    TN and the raises are read from the stored entry when the roll is made (after_roll.py). The answer
+    is seen by those who saw the first roll.
+    """
+    character = selectors.character_for_editor(request.user, character_id)
+    if character.campaign.system != system.key:
+        raise Http404("This is not an L5R sheet.")
+    entry = after_roll.roll_entry_or_none(character, cursor)
+    # The one who rolled chooses: so the answer, with the first roll's visibility, reaches nobody who
+    # could not see the first (the GM never opens a player's "only me" roll this way).
+    if entry is None or entry.author_id != request.user.pk:
+        raise Http404("No roll of yours by that name on this sheet.")
+    do = request.POST.get("do")
+    if do == after_roll.REKEEP:
+        keep = ".".join(value for value in request.POST.getlist("keep") if value.isdigit())
+        key = f"{after_roll.REKEEP}:{cursor}:{keep}"
+    elif do == after_roll.RETRY:
+        flag = after_roll.NEW_SITUATION if request.POST.get("new_situation") else ""
+        key = f"{after_roll.RETRY}:{cursor}:{flag}"
+    else:
+        raise Http404("Nothing to do by that name.")
+    post = request.POST.copy()
+    post["visibility"] = entry.visibility
+    request.POST = post
+    return sheet_roll(request, character.pk, after_roll.vouch(key))

@@ -64,6 +64,33 @@ class TriadAttackForm(forms.Form):
     )
     advantages = WholeNumberField(min_value=0, max_value=9, initial=0, required=False)
     disadvantages = WholeNumberField(min_value=0, max_value=9, initial=0, required=False)
+    extra_effort = forms.BooleanField(required=False, label="Extra effort (costs 1 point, gives advantage)")
+
+
+class TriadOpposedForm(forms.Form):
+    """An opposed roll between two characters: the GM picks what each side rolls."""
+
+    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY, label="Actor rolls")
+    trait = forms.ChoiceField(choices=[("", "None")], required=False, label="The actor's (Adv.) trait")
+    their_ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY, label="Opponent rolls")
+    their_trait = forms.ChoiceField(
+        choices=[("", "None")], required=False, label="The opponent's (Adv.) trait"
+    )
+    harm = forms.BooleanField(
+        required=False,
+        label="Harm at stake (the loser takes the winner's weapon damage)",
+    )
+
+
+class TriadTeamForm(forms.Form):
+    """A team task led by the actor: everyone rolls, the best single number counts."""
+
+    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY)
+    difficulty = WholeNumberField(min_value=0, max_value=40, initial=10)
+    helpers = forms.MultipleChoiceField(
+        choices=[], label="Working with", widget=forms.SelectMultiple(attrs={"size": 3})
+    )
+    adv_trait = forms.BooleanField(required=False, label="An (Adv.) trait applies to the team")
 
 
 class TriadDefendForm(forms.Form):
@@ -101,6 +128,30 @@ def _with_traits(form_class: type[forms.Form], choices: list[tuple[str, str]]) -
     return Form
 
 
+def _choices_form(form_class: type[forms.Form], **choices: list[tuple[str, str]]) -> type[forms.Form]:
+    """``form_class`` with these fields' choices filled in ("" = None first for the trait lists)."""
+
+    class Form(form_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            for name, listed in choices.items():
+                blank = [("", "None")] if name.endswith("trait") else []
+                self.fields[name].choices = [*blank, *listed]
+
+    Form.__name__ = form_class.__name__
+    return Form
+
+
+def _able(combatant) -> bool:
+    """A character combatant who can still take actions (not dying, not dead)."""
+    sheet = combatant.character.triad
+    return not sheet.dead and not sheet.dying
+
+
+def _percent(chance) -> str:
+    return f"{float(chance) * 100:.1f}%"
+
+
 def _adv_traits(character) -> list[TriadTrait]:
     return [t for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT and t.adv]
 
@@ -121,6 +172,13 @@ def _picked_trait(character, picked: str) -> TriadTrait | None:
 def _dice(result) -> tuple[Die, ...]:
     kept_index = result.faces.index(result.kept)
     return tuple(Die(face, kept=i == kept_index, sides=rules.DIE) for i, face in enumerate(result.faces))
+
+
+def _side_dice(side: rules.Side, faces: tuple[int, ...]) -> tuple[Die, ...]:
+    """One team member's dice, the one their edge keeps marked."""
+    kept = max(faces) if side.edge > 0 else min(faces) if side.edge < 0 else faces[0]
+    index = faces.index(kept)
+    return tuple(Die(face, kept=i == index, sides=rules.DIE) for i, face in enumerate(faces))
 
 
 def _label(ability: str) -> str:
@@ -243,9 +301,39 @@ class TriadCombat(CombatRules):
                 ),
                 Action("move", "Move"),
             ]
-        return self._pc_actions(actor, foes)
+        characters = [c for c in combatants if c.character is not None]
+        return self._pc_actions(actor, foes, characters)
 
-    def _pc_actions(self, actor, foes):
+    def _together_actions(self, actor, characters) -> list[Action]:
+        """Tasks with other characters: an opposed roll against one, a team task with some."""
+        others = [c for c in characters if c.pk != actor.pk and _able(c)]
+        if not others:
+            return []
+        own = [(str(t.pk), t.name) for t in _adv_traits(actor.character)]
+        theirs = [(str(t.pk), f"{c.name}: {t.name}") for c in others for t in _adv_traits(c.character)]
+        return [
+            Action(
+                "opposed",
+                "Opposed roll",
+                needs_target=True,
+                targets=tuple(others),
+                form_class=_choices_form(TriadOpposedForm, trait=own, their_trait=theirs),
+                gm_fields=("their_ability", "their_trait", "harm"),  # the other side is not the actor's
+                help="Both roll; the higher total wins, 5 or more ahead is a critical (double damage "
+                "if harm was at stake). A tie is mixed for both unless one side alone has a related "
+                "(Adv.) trait. The odds are in the line it writes.",
+            ),
+            Action(
+                "team",
+                "Team task",
+                form_class=_choices_form(TriadTeamForm, helpers=[(str(c.pk), c.name) for c in others]),
+                gm_fields=("difficulty",),  # how hard the task is is the GM's call
+                help="Everyone named rolls; the best single number counts against the Difficulty, "
+                "but a 1 from anyone fumbles the whole task.",
+            ),
+        ]
+
+    def _pc_actions(self, actor, foes, characters=()):
         character = actor.character
         sheet = character.triad
         traits = _trait_names(character)
@@ -272,10 +360,12 @@ class TriadCombat(CombatRules):
                     targets=foes,
                     help="A task roll against the foe's Difficulty; a miss lets it hit back."
                     + (" Relentless: this one is free." if actor.state.get("relentless") else ""),
+                    gm_fields=("advantages", "disadvantages"),  # the GM rules what the scene gives
                 ),
                 Action("evade", "Evade", help="Advantage on defence rolls until this character's next turn."),
                 Action("move", "Move", help=f"Up to {rules.move_feet(trait=fast)} feet."),
             ]
+            offered += self._together_actions(actor, characters)
         elif actor.state.get("relentless") and foes:
             offered.append(
                 Action(
@@ -285,6 +375,7 @@ class TriadCombat(CombatRules):
                     form_class=attack_form,
                     targets=foes,
                     help="Relentless: the last attack dropped its target, so attack another at once.",
+                    gm_fields=("advantages", "disadvantages"),
                 )
             )
         if (
@@ -335,6 +426,10 @@ class TriadCombat(CombatRules):
             ]
         if action == "rage":
             return self._rage(actor, data["source"], author)
+        if action == "opposed":
+            return self._opposed(actor, target, data, roller, author)
+        if action == "team":
+            return self._team(encounter, actor, data, roller)
         if actor.character is not None:
             return self._pc_attacks(actor, target, data, roller, author)
         return self._npc_attacks(actor, target, data, roller, author)
@@ -370,6 +465,30 @@ class TriadCombat(CombatRules):
             sheet.save(update_fields=["rage_advantage"])
         return "Berserker Rage: advantage"
 
+    def chance(self, encounter, actor, action, target, data):
+        """A player character's attack on a quick NPC, as ``_pc_attacks`` rolls it; an opposed roll or a
+        team task as ``_opposed`` and ``_team`` do."""
+        if action == "opposed" and actor.character is not None and target is not None:
+            return self._opposed_odds(actor, target, data)[0]
+        if action == "team" and actor.character is not None:
+            return self._team_odds(encounter, actor, data)[0]
+        if action != "attack" or actor.character is None or target is None or target.character is not None:
+            return None
+        sheet = actor.character.triad
+        ability = data.get("ability") or rules.BODY
+        trait = _picked_trait(actor.character, data.get("trait") or "")
+        edge = rules.count_edge(
+            adv_traits=int(trait is not None),
+            advantages=(data.get("advantages") or 0) + (sheet.rage_advantage and ability == rules.BODY),
+            disadvantages=data.get("disadvantages") or 0,
+            stunned=bool(actor.state.get("stunned_this_turn")),
+            extra_effort=bool(data.get("extra_effort")),
+        )
+        odds = rules.chance(
+            getattr(sheet, ability), target.stats["difficulty"], edge=edge, adv_trait=trait is not None
+        )
+        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + odds[rules.MIXED]
+
     def _pc_attacks(self, actor, target, data, roller, author):
         sheet = actor.character.triad
         traits = _trait_names(actor.character)
@@ -382,19 +501,30 @@ class TriadCombat(CombatRules):
         if raging:
             changes.append(self._use_rage(actor, author))
         stunned = bool(actor.state.get("stunned_this_turn"))
+        effort = bool(data.get("extra_effort"))
         edge = rules.count_edge(
             adv_traits=int(trait is not None),
             advantages=(data.get("advantages") or 0) + raging,
             disadvantages=data.get("disadvantages") or 0,
             stunned=stunned,
+            extra_effort=effort,
         )
         difficulty = target.stats["difficulty"]
         current = getattr(sheet, ability)
         adv_trait = trait is not None
+        vitals = sheet.vitals(traits)
+        if effort:
+            vitals = rules.spend(vitals, ability, 1)  # refused (nothing rolled) with no point left
         odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
         result = rules.roll_task(
             roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=adv_trait
         )
+        if effort:
+            # The point goes once the task is settled and before any blow it lets through (Triad, l.57).
+            with character_change(character=actor.character, author=author, reason="Extra effort"):
+                sheet.store(vitals)
+                sheet.save(update_fields=[ability])
+            changes.append(f"{_label(ability)} {current} -> {vitals.current(ability)} (extra effort)")
         kind = target.stats.get("kind", rules.BODY)
         npc_weapon = rules.weapon_damage(target.stats["weapon"]) if target.stats.get("weapon") else 0
         deadly = "Deadly" in traits
@@ -427,7 +557,15 @@ class TriadCombat(CombatRules):
             changes += self._hurt(
                 actor, outcome.to_attacker, author, source=target.name, ability=kind, own_turn=True
             )
-        notes = [n for n, on in ((trait.name if trait else "", adv_trait), ("stunned", stunned)) if on]
+        notes = [
+            n
+            for n, on in (
+                (trait.name if trait else "", adv_trait),
+                ("extra effort", effort),
+                ("stunned", stunned),
+            )
+            if on
+        ]
         return [
             RollResult(
                 label=f"{actor.name} attacks {target.name}",
@@ -440,6 +578,123 @@ class TriadCombat(CombatRules):
                 total=result.total,
                 chance=odds[rules.CRITICAL] + odds[rules.SUCCESS] + odds[rules.MIXED],
                 changes=tuple(changes),
+                character=actor.character,
+            )
+        ]
+
+    @staticmethod
+    def _side(combatant, ability: str, trait, *, stunned: bool) -> rules.Side:
+        sheet = combatant.character.triad
+        edge = rules.count_edge(adv_traits=int(trait is not None), stunned=stunned)
+        return rules.Side(ability=getattr(sheet, ability), edge=edge, adv_trait=trait is not None)
+
+    def _opposed_sides(self, actor, target, data):
+        mine = _picked_trait(actor.character, data.get("trait") or "")
+        theirs = _picked_trait(target.character, data.get("their_trait") or "")
+        a = self._side(actor, data["ability"], mine, stunned=bool(actor.state.get("stunned_this_turn")))
+        # The opponent's stun lasts through its own following turn; until then it weighs on every roll.
+        b = self._side(target, data["their_ability"], theirs, stunned=target.character.triad.stunned)
+        return a, b, mine, theirs
+
+    def _opposed_odds(self, actor, target, data):
+        """(the actor's exact chance to win, to tie)."""
+        a, b, _, _ = self._opposed_sides(actor, target, data)
+        odds = rules.opposed_chance(a, b)
+        return odds[rules.CRITICAL] + odds[rules.SUCCESS], odds[rules.MIXED]
+
+    def _opposed(self, actor, target, data, roller, author):
+        """Triad l.45-48: both roll, the higher total wins; with harm at stake the loser is hit."""
+        a, b, mine, theirs = self._opposed_sides(actor, target, data)
+        ability, their_ability = data["ability"], data["their_ability"]
+        win, tie = self._opposed_odds(actor, target, data)
+        result = rules.roll_opposed(roller, a, b)
+        changes = [
+            f"Odds for {actor.name}: win {_percent(win)}, tie {_percent(tie)}, lose {_percent(1 - win - tie)}"
+        ]
+        winner = {"a": actor, "b": target}.get(result.winner or "")
+        if winner is None:
+            verdict = "a tie: mixed for both" if result.outcome == rules.MIXED else "both fumble: nobody wins"
+        else:
+            verdict = f"{winner.name} wins by {result.margin}" + (" (critical)" if result.critical else "")
+        if data.get("harm") and winner is not None:
+            loser = target if winner is actor else actor
+            base = rules.weapon_damage(winner.character.triad.weapon) + (
+                rules.DEADLY_BONUS if "Deadly" in _trait_names(winner.character) else 0
+            )
+            armor = rules.armor_rating(loser.character.triad.armor or "none")
+            points = rules.damage(base, armor=armor, critical=result.critical)
+            if points:
+                changes += self._hurt(
+                    loser, points, author, source=winner.name, ability=rules.BODY, own_turn=loser is actor
+                )
+        sides = (
+            (actor, ability, result.a, mine),
+            (target, their_ability, result.b, theirs),
+        )
+        told = " vs ".join(
+            f"{c.name} {_label(ab)} {r.ability}: {r.total}" + (f" ({t.name})" if t else "")
+            for c, ab, r, t in sides
+        )
+        return [
+            RollResult(
+                label=f"{actor.name} vs {target.name}: opposed roll",
+                summary=f"{told}: {verdict}",
+                dice=_dice(result.a) + _dice(result.b),
+                outcome=result.outcome,
+                total=result.a.total,
+                chance=win,
+                changes=tuple(changes),
+                character=actor.character,
+                extra={"opponent_total": result.b.total, "winner": result.winner or ""},
+            )
+        ]
+
+    def _team_sides(self, encounter, actor, data):
+        by_pk = {str(c.pk): c for c in encounter.combatants.all() if c.character is not None}
+        members = [actor, *(by_pk[pk] for pk in data["helpers"] if pk in by_pk and pk != str(actor.pk))]
+        sides = [
+            self._side(
+                m,
+                data["ability"],
+                None,
+                stunned=bool(m.state.get("stunned_this_turn")) if m is actor else m.character.triad.stunned,
+            )
+            for m in members
+        ]
+        return members, sides
+
+    def _team_odds(self, encounter, actor, data):
+        """(the team's exact chance to succeed, every outcome's odds)."""
+        _, sides = self._team_sides(encounter, actor, data)
+        adv_trait = bool(data.get("adv_trait"))
+        odds = rules.team_chance(sides, data["difficulty"], adv_trait=adv_trait)
+        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0), odds
+
+    def _team(self, encounter, actor, data, roller):
+        """Triad l.50: every member rolls, the best single number counts, anyone's 1 fumbles it all."""
+        members, sides = self._team_sides(encounter, actor, data)
+        ability, difficulty = data["ability"], data["difficulty"]
+        adv_trait = bool(data.get("adv_trait"))
+        success, odds = self._team_odds(encounter, actor, data)
+        result = rules.roll_team(roller, sides, difficulty, adv_trait=adv_trait)
+        dice = tuple(
+            die for side, faces in zip(sides, result.faces, strict=True) for die in _side_dice(side, faces)
+        )
+        told = ", ".join(
+            f"{m.name} {_label(ability)} {side.ability}" for m, side in zip(members, sides, strict=True)
+        )
+        return [
+            RollResult(
+                label=f"{actor.name} leads a team task",
+                summary=f"{told} vs {difficulty}: best {result.total}, {result.outcome}",
+                dice=dice,
+                outcome=result.outcome,
+                total=result.total,
+                chance=success,
+                changes=(
+                    f"Odds of the team: {_percent(success)} to succeed, "
+                    f"{_percent(odds[rules.FUMBLE])} to fumble",
+                ),
                 character=actor.character,
             )
         ]

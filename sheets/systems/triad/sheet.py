@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -60,6 +61,15 @@ def _lines(text: str) -> list[str]:
     return [" ".join(line.split()) for line in (text or "").splitlines() if line.strip()]
 
 
+def _count(have: int, want: int | None, done: str, short: str) -> str:
+    """One line of the builder's running count; static/triad/builder.js words it the same way."""
+    if want is None:
+        return f"{have} {done} (no tier)"
+    gap = want - have
+    rest = f"{gap} {short}" if gap > 0 else (f"{-gap} too many" if gap < 0 else "exactly right")
+    return f"{have} of {want} {done}: {rest}"
+
+
 class TriadBuilderForm(forms.Form):
     name = forms.CharField(max_length=80)
     tier = forms.ChoiceField(
@@ -107,6 +117,44 @@ class TriadBuilderForm(forms.Form):
             self.fields["tier"].choices = [("", "No tier (the GM allows it)")] + self.fields["tier"].choices
             self.fields["tier"].help_text += " Your GM allows characters outside the tiers."
 
+    # ----- what the builder's template draws beside the fields -----------------------------------------
+
+    def trait_options(self) -> list[dict[str, Any]]:
+        """Each listed trait with its summary (our own words) and whether the player has ticked it."""
+        data = self.data if self.is_bound else {}
+        ticked = set(data.getlist("traits") if hasattr(data, "getlist") else data.get("traits") or ())
+        return [
+            {"value": t.name, "label": label, "summary": t.summary, "checked": t.name in ticked}
+            for t, (_, label) in zip(rules.TRAITS, TRAIT_CHOICES, strict=True)
+        ]
+
+    def tiers_data(self) -> str:
+        """Every tier's totals for static/triad/builder.js: {key: [points, traits, powers]}."""
+        return json.dumps({k: [t.points, t.traits, t.powers] for k, t in rules.TIERS.items()})
+
+    def tally(self) -> dict[str, Any]:
+        """The running count as the page was sent: points spent and traits taken against the tier's."""
+        if self.is_bound:
+            tier_key = self.data.get("tier") or ""
+        else:
+            tier_key = "" if self.allow_out_of_tier else next(iter(rules.TIERS))
+        points = 0
+        for name in rules.ABILITIES:
+            raw = self.data.get(name) if self.is_bound else self.fields[name].initial
+            raw = str(raw if raw is not None else "").strip()
+            points += int(raw) if raw.isascii() and raw.isdigit() else 0
+        custom = len(_lines(self.data.get("custom_traits") or ""))
+        traits = sum(o["checked"] for o in self.trait_options()) + custom
+        powers = len(_lines(self.data.get("powers") or "")) if self.is_bound else 0
+        tier = rules.TIERS.get(tier_key)
+        return {
+            "points": _count(points, tier.points if tier else None, "spent", "left"),
+            "traits": _count(traits, tier.traits if tier else None, "chosen", "to go"),
+            "powers": _count(powers, tier.powers if tier else None, "named", "to go")
+            if powers or (tier and tier.powers)
+            else "",
+        }
+
     def clean(self):
         data = super().clean()
         if self.errors:
@@ -130,12 +178,45 @@ class TriadBuilderForm(forms.Form):
         return data
 
 
+#: How far short of the Difficulty a hazard roll must fall for its severe damage (Triad, l.110's example).
+HAZARD_SEVERE_BY = 7
+
+
 class TriadOptionsForm(forms.Form):
     difficulty = WholeNumberField(min_value=0, max_value=40, initial=10)
     advantages = WholeNumberField(min_value=0, max_value=9, initial=0, label="Advantage sources")
     disadvantages = WholeNumberField(min_value=0, max_value=9, initial=0, label="Disadvantage sources")
     adv_trait = forms.BooleanField(required=False, label="An (Adv.) trait applies")
     extra_effort = forms.BooleanField(required=False, label="Extra effort (costs 1 point)")
+    tool = WholeNumberField(
+        min_value=rules.ABILITY_MIN,
+        max_value=rules.ABILITY_MAX,
+        required=False,
+        label="Exceptional tool's rating",
+        error_messages={
+            "invalid": "Exceptional tool's rating: a whole number from 1 to 20, or blank for none.",
+            "min_value": "Exceptional tool's rating: from 1 to 20, or blank for none.",
+            "max_value": "Exceptional tool's rating: from 1 to 20, or blank for none.",
+        },
+    )
+    hazard = WholeNumberField(
+        min_value=0,
+        max_value=99,
+        required=False,
+        label="Hazard: damage on a failure",
+    )
+    hazard_severe = WholeNumberField(
+        min_value=0,
+        max_value=99,
+        required=False,
+        label=f"Hazard: damage when short by {HAZARD_SEVERE_BY} or more",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("hazard_severe") and not data.get("hazard"):
+            self.add_error("hazard_severe", "Give the ordinary hazard damage too (the first hazard box).")
+        return data
 
 
 #: The sheet's play state, each a checkbox the GM can set by hand (every change is in the history).
@@ -496,7 +577,8 @@ class TriadSystem(SheetSystem):
         disadvantages = (options.get("disadvantages") or 0) + sheet.stunned
         edge = rules.net_edge(advantages, disadvantages)
         adv_trait = task.adv or bool(options.get("adv_trait"))
-        current = getattr(sheet, task.ability)
+        # An exceptional tool's rating stands in for the score outright, lower or higher.
+        current = rules.effective_ability(getattr(sheet, task.ability), tool=options.get("tool"))
         difficulty = options.get("difficulty", 10)
         odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
         success = odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
@@ -533,24 +615,26 @@ class TriadSystem(SheetSystem):
             raise ValidationError(f"{character.name} is dead and rolls nothing.")
         odds = self._odds(sheet, task, options)
         ability, current, difficulty = task.ability, odds.current, odds.difficulty
+        own = getattr(sheet, ability)  # the character's score, which pays for extra effort even with a tool
+        names = [t.name for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT]
+        vitals = sheet.vitals(names)
         try:
+            if options.get("extra_effort"):
+                vitals = rules.spend(vitals, ability, 1)  # refused before any die is thrown
             result = rules.roll_task(
-                roller,
-                ability=current,
-                difficulty=difficulty,
-                edge=odds.edge,
-                adv_trait=odds.adv_trait,
-                extra_effort=bool(options.get("extra_effort")),
+                roller, ability=current, difficulty=difficulty, edge=odds.edge, adv_trait=odds.adv_trait
             )
         except RulesError as error:
             raise rules_error_to_validation(error) from None
         changes = []
-        if result.effort_spent:
-            setattr(sheet, ability, current - result.effort_spent)
+        if options.get("extra_effort"):
+            # Paid once the task is settled (Triad, l.57): the spent score goes on the sheet now.
+            sheet.store(vitals)
             sheet.save(update_fields=[ability])
-            changes.append(
-                f"{ABILITY_LABELS[ability]} {current} -> {current - result.effort_spent} (extra effort)"
-            )
+            changes.append(f"{ABILITY_LABELS[ability]} {own} -> {vitals.current(ability)} (extra effort)")
+        hazard = options.get("hazard")
+        if hazard:
+            changes += self._hazard(sheet, vitals, ability, result, hazard, options.get("hazard_severe"))
         if sheet.rage_advantage and ability == rules.BODY:
             # Berserker Rage's advantage was for the next Body task: this one.
             sheet.rage_advantage = False
@@ -559,14 +643,18 @@ class TriadSystem(SheetSystem):
         kept_index = result.faces.index(result.kept)
         dice = tuple(Die(face, kept=(i == kept_index), sides=20) for i, face in enumerate(result.faces))
         floor_note = " (floored by the ability)" if result.total > result.kept else ""
+        scored = f"exceptional tool {current} for {ABILITY_LABELS[ability]}" if options.get("tool") else ""
         return RollResult(
-            label=f"{task.label} ({ABILITY_LABELS[ability]} {current})",
+            label=f"{task.label} ({scored or f'{ABILITY_LABELS[ability]} {current}'})",
             request={
                 "key": key,
                 "difficulty": difficulty,
                 "edge": odds.edge,
                 "adv_trait": odds.adv_trait,
                 "extra_effort": bool(options.get("extra_effort")),
+                "tool": options.get("tool"),
+                "hazard": hazard or 0,
+                "hazard_severe": options.get("hazard_severe"),
             },
             dice=dice,
             outcome=result.outcome,
@@ -575,6 +663,27 @@ class TriadSystem(SheetSystem):
             chance=odds.success,
             changes=tuple(changes),
         )
+
+    @staticmethod
+    def _hazard(sheet, vitals, ability, result, points, severe) -> list[str]:
+        """A roll to avoid harm (Triad, l.110): what the failure costs lands on the rolled score."""
+        lost = rules.hazard_damage(result, points=points, severe_points=severe, severe_by=HAZARD_SEVERE_BY)
+        if not lost:
+            return ["Hazard avoided"]
+        # Not an attack, so no stun (that rule is for "a single attack"); Hard To ..., dying and death apply.
+        report = rules.take_damage(vitals, lost, ability=ability)
+        fields = sheet.store(report.vitals)
+        sheet.save(update_fields=fields)
+        label = ABILITY_LABELS[ability]
+        before, after = vitals.current(ability), report.vitals.current(ability)
+        changes = [f"Hazard: {label} {before} -> {after} ({lost} damage)"]
+        if report.saved_by:
+            changes.append(f"{report.saved_by} keeps them going (used until {label} is full again)")
+        if report.dead:
+            changes.append("Dead")
+        elif report.dying:
+            changes.append("Dying")
+        return changes
 
     # ----- export and party ------------------------------------------------------------------------
 
@@ -594,6 +703,15 @@ class TriadSystem(SheetSystem):
             "armor": sheet.armor,
             "weapon": sheet.weapon,
         }
+
+    def play_problems(self, rows, campaign):
+        sheet = rows["triad"]
+        problems = []
+        for ability, label in ABILITY_LABELS.items():
+            current, most = getattr(sheet, ability), getattr(sheet, f"{ability}_max")
+            if current > most:
+                problems.append(f"Current {label} ({current}) is above its maximum ({most})")
+        return problems
 
     def common_roll_keys(self):
         return [(f"ability:{ability}", label) for ability, label in ABILITY_LABELS.items()]

@@ -1,0 +1,77 @@
+"""Saved rolls: named dice-box lines a user keeps, for one of their characters or for themselves.
+
+Rolling one is a dice-box roll (``campaigns.services.table_roll_create``): the same parser, rate limit,
+dice options and feed entry, with the character as the roll's subject, so it lands in the feed and
+reaches every browser like any roll. A saved roll is its owner's alone: every function here takes the
+user and refuses another's; the views look them up by owner, so nobody else learns that one exists.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from campaigns.services import table_roll_create
+
+from .models import SavedRoll
+
+
+class SavedRollError(Exception):
+    """A saved roll that cannot be rolled now; the message says why."""
+
+
+def saved_rolls_for_table(user, campaign) -> list[SavedRoll]:
+    """The user's saved rolls at this table: those for themselves first, then per character (one query)."""
+    rolls = SavedRoll.objects.filter(campaign=campaign, owner=user).select_related("character")
+    return sorted(rolls, key=lambda r: (r.character_id is not None, r.character.name if r.character else "",
+                                        r.character_id or 0, r.name.casefold(), r.pk))
+
+
+def saved_rolls_for_sheet(user, character) -> list[SavedRoll]:
+    """The user's own saved rolls for this character (one query); the GM's are the GM's."""
+    return list(SavedRoll.objects.filter(owner=user, character=character).order_by("name", "pk"))
+
+
+def saved_roll_create(*, campaign, owner, character, name: str, line: str, visibility: str) -> SavedRoll:
+    """Save a named line; ValidationError keyed by field (name, line, character, visibility) if refused."""
+    saved = SavedRoll(
+        campaign=campaign, owner=owner, character=character, name=name, line=line, visibility=visibility
+    )
+    saved.full_clean(validate_constraints=False)  # the constraint is the database's, clean() says it first
+    with transaction.atomic():
+        scope = SavedRoll.objects.filter(owner=owner, campaign=campaign, character=character)
+        if scope.count() >= SavedRoll.MAX_PER_SCOPE:
+            raise ValidationError(
+                {"name": f"Keep to {SavedRoll.MAX_PER_SCOPE} saved rolls here; delete one to save another."}
+            )
+        saved.save()
+    return saved
+
+
+def saved_roll_delete(*, saved_roll: SavedRoll, user) -> None:
+    if saved_roll.owner_id != user.pk:
+        raise PermissionDenied("Only its owner can delete a saved roll.")
+    saved_roll.delete()
+
+
+def roll_saved(*, saved_roll: SavedRoll, user, idempotency_key: str | None = None, roller=None):
+    """Roll the saved line as a dice-box roll; returns (entry, created) as ``table_roll_create`` does.
+
+    Raises SavedRollError when its character is no longer the user's to roll as, and what the dice box
+    raises (NotationError, RateLimited, CampaignError) otherwise; nothing is saved then.
+    """
+    if saved_roll.owner_id != user.pk:
+        raise PermissionDenied("Only its owner can roll a saved roll.")
+    character = saved_roll.character
+    # The dice box's own rule for whom a user rolls as: their own characters; the GM any at the table.
+    if character is not None and not character.can_edit(user):
+        raise SavedRollError(f"You no longer roll as {character.name}.")
+    return table_roll_create(
+        campaign=saved_roll.campaign,
+        author=user,
+        notation_text=saved_roll.line,
+        visibility=saved_roll.visibility,
+        character=character,
+        idempotency_key=idempotency_key,
+        roller=roller,
+    )

@@ -1,0 +1,244 @@
+"""What a player may still do with an L5R roll from the sheet: keep other dice, or try a failed skill again.
+
+Both read the roll from its stored feed entry (every face was saved when it was rolled), never from
+what the page sends, and both answer with a new feed entry through the sheet's roll path
+(``sheets.services.character_roll``): the first entry stays as the table saw it, since the feed is a
+chained record that is never rewritten.
+
+- **Keeping other dice** (``rules.l5r.rekeep``). The book lets the player keep whichever dice he likes,
+  usually the highest, lower ones if he wants the roll to fail (L5R, "The Roll & Keep System"). The sheet
+  keeps the highest at once; the player may then choose the kept dice once for that roll, the same
+  number of them, and the new entry reads the total and the outcome again with the roll's bonus and TN.
+- **A second attempt** (``rules.l5r.second_attempt_tn``). A failed Skill Roll may be tried again at +10
+  TN, not an attack (L5R, "Failed Rolls"); one with Intelligence or Perception usually needs a change in
+  the situation, so the player ticks that it changed (the GM's call). The attempt rolls the same skill
+  with the raises of the first, without a Void point unless the player spends one anew; a failed second
+  attempt may be tried once more, another +10 on its TN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.signing import BadSignature, Signer
+
+from campaigns.cursors import seq_for
+from campaigns.models import FeedEntry, Visibility
+from rules import l5r as rules
+from rules.dice import Outcome, RulesError
+from sheets.contract import Die, RollResult
+
+REKEEP = "rekeep"
+RETRY = "retry"
+NEW_SITUATION = "new"
+SKILL_KINDS = ("skill", "untrained")
+
+
+# The sheet's roll view takes any key from the page; these keys are made only by views.l5r_after_roll,
+# after it checked the user rolled the entry, and signed there, in the same request (never sent out).
+_SIGNER = Signer(salt="l5r-after-roll")
+
+
+def vouch(key: str) -> str:
+    return _SIGNER.sign(key)
+
+
+def split_key(key: str) -> tuple[str, str, str]:
+    """("rekeep" or "retry", the entry's cursor, what follows): "rekeep:<cursor>:0.3.5", "retry:<cursor>:new".
+
+    ValidationError for an after-roll key that views.l5r_after_roll did not make."""
+    kind, _, rest = key.partition(":")
+    if kind not in (REKEEP, RETRY):
+        return kind, "", ""
+    try:
+        rest = _SIGNER.unsign(key).partition(":")[2]
+    except BadSignature:
+        raise ValidationError("Choose dice or try again from the form under your roll.") from None
+    cursor, _, tail = rest.partition(":")
+    return kind, cursor, tail
+
+
+def roll_entry_or_none(character, cursor: str) -> FeedEntry | None:
+    """This character's roll the cursor names, if there is one."""
+    seq = seq_for(character.campaign_id, cursor)
+    if seq is None:
+        return None
+    return FeedEntry.objects.filter(
+        campaign_id=character.campaign_id, seq=seq, character_id=character.pk, kind=FeedEntry.Kind.ROLL
+    ).first()
+
+
+def roll_entry(character, cursor: str) -> FeedEntry:
+    """This character's sheet roll the cursor names; ValidationError for anything else."""
+    entry = roll_entry_or_none(character, cursor)
+    if entry is None or "chains" not in entry.result or "key" not in entry.request:
+        raise ValidationError("That is not a roll from this sheet.")
+    if entry.visibility == Visibility.BLIND:
+        raise ValidationError("A blind roll's dice are the GM's: nothing can be chosen from them.")
+    return entry
+
+
+def _explodes(entry: FeedEntry) -> bool:
+    # Entries from before "explode" was stored: only an unskilled pool's dice do not explode.
+    return entry.result.get("explode", not entry.request.get("pool", "").endswith("unskilled"))
+
+
+def _first_roll(entry: FeedEntry) -> rules.RollResult:
+    kept = sum(1 for die in entry.result["dice"] if die["kept"])
+    return rules.resolve(
+        entry.result["chains"],
+        kept,
+        explode=_explodes(entry),
+        bonus=entry.result.get("bonus", 0),
+        tn=entry.result.get("tn"),
+        choose=[i for i, die in enumerate(entry.result["dice"]) if die["kept"]],
+    )
+
+
+def dice(result: rules.RollResult) -> tuple[Die, ...]:
+    return tuple(
+        Die(total, kept=(i in result.kept), exploded=len(chain) > 1, sides=rules.SIDES)
+        for i, (chain, total) in enumerate(zip(result.chains, result.die_totals, strict=True))
+    )
+
+
+def rekeep(character, key: str) -> RollResult:
+    """The stored roll with the dice the player chose ("rekeep:<cursor>:0.3.5", positions from 0)."""
+    _, cursor, chosen = split_key(key)
+    entry = roll_entry(character, cursor)
+    if (
+        "rekeep_of" in entry.request
+        or FeedEntry.objects.filter(campaign_id=character.campaign_id, request__rekeep_of=entry.seq).exists()
+    ):
+        raise ValidationError("The dice of that roll were chosen already: a roll's dice are chosen once.")
+    first = _first_roll(entry)
+    # The view joins only digits, so a part that is no number comes from no form of ours.
+    positions = [int(part) for part in chosen.split(".") if part.isdigit()]
+    try:
+        result = rules.rekeep(first, positions)
+    except RulesError as error:
+        raise ValidationError(str(error)) from None
+    if result.kept == first.kept:
+        raise ValidationError("Those are the dice already kept: tick the ones you want instead.")
+    faces = ", ".join(str(result.die_totals[i]) for i in result.kept)
+    if result.tn is None:
+        outcome, outcome_label = Outcome.NONE, "damage"
+        summary = f"{result.total} damage ({result.notation}), keeping {faces}"
+    else:
+        outcome, outcome_label = result.outcome, ""
+        summary = f"{result.total} vs TN {result.tn} ({result.notation}), keeping {faces}: {outcome}"
+        asked = entry.request
+        effects = asked.get("raises", 0) + asked.get("free_raises", 0) - asked.get("free_raises_on_tn", 0)
+        if result.success and effects:
+            summary += f", {effects} raise{'s' if effects != 1 else ''} made"
+    label = entry.label.removeprefix(f"{entry.character_name}: ")
+    return RollResult(
+        label=f"{label}, other dice kept",
+        request={**entry.request, "rekeep_of": entry.seq, "kept": list(result.kept)},
+        dice=dice(result),
+        outcome=outcome,
+        outcome_label=outcome_label,
+        summary=summary,
+        total=result.total,
+        extra={
+            "chains": [list(chain) for chain in result.chains],
+            "bonus": result.bonus,
+            "tn": result.tn,
+            "explode": result.explode,
+            "raises": entry.result.get("raises", 0),
+        },
+    )
+
+
+def second_attempt(character, key: str, options: dict[str, Any]) -> tuple[str, dict[str, Any], FeedEntry]:
+    """The roll key, options and first entry of a second attempt ("retry:<cursor>" or "...:new").
+
+    The sheet's roll checks the skill (no attacks, Intelligence and Perception need a new situation)."""
+    _, cursor, flag = split_key(key)
+    entry = roll_entry(character, cursor)
+    original_key = entry.request["key"]
+    if original_key.partition(":")[0] not in SKILL_KINDS:
+        raise ValidationError("Only a Skill Roll gets a second attempt; this was not one.")
+    if entry.result.get("outcome") != Outcome.FAILURE.value:
+        raise ValidationError("Only a failed roll can be tried again.")
+    if FeedEntry.objects.filter(
+        campaign_id=character.campaign_id, request__second_attempt_of=entry.seq
+    ).exists():
+        raise ValidationError("That roll was tried again already; try the second attempt again if it failed.")
+    attempt = {
+        **options,
+        "tn": entry.request["tn"],  # the TN the GM set, before wounds and raises; +10 once the skill is known
+        "raises": entry.request.get("raises", 0),
+        "free_raises": entry.request.get("free_raises", 0),
+        "free_on_tn": entry.request.get("free_raises_on_tn", 0),
+        "second_attempt": {"of": entry.seq, "new_situation": flag == NEW_SITUATION},
+    }
+    return original_key, attempt, entry
+
+
+def check_second_attempt(pool: rules.Pool, options: dict[str, Any]) -> int:
+    """The second attempt's TN for this skill pool: +10; ValidationError for an attack, or for an
+    Intelligence or Perception roll whose situation did not change."""
+    info = rules.skill_info(pool.label)
+    try:
+        tn = rules.second_attempt_tn(options["tn"], attack=pool.attack)
+    except RulesError as error:
+        raise ValidationError(f"{error} A failed attack simply misses.") from None
+    trait = info.trait if info is not None else ""
+    if rules.second_attempt_needs_new_situation(trait) and not options["second_attempt"]["new_situation"]:
+        raise ValidationError(
+            f"{pool.label} uses {trait.capitalize()}: a second attempt usually needs a change in the "
+            "situation, such as new information. Tick that it changed (the GM's call) to try again."
+        )
+    return tn
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What the sheet offers under a roll's result: its dice to choose from, and a second attempt."""
+
+    dice: tuple[tuple[int, int, bool], ...]  # (position, die total, kept now)
+    kept: int
+    rekeep: bool
+    retry_tn: int | None
+    retry_needs_new_situation: bool
+    trait: str
+
+
+def offer(character, entry: FeedEntry) -> Offer | None:
+    """From the stored entry alone (no query): nothing for a blind roll or one not from this sheet."""
+    if (
+        entry is None
+        or entry.character_id != character.pk
+        or entry.visibility == Visibility.BLIND
+        or "chains" not in entry.result
+        or "key" not in entry.request
+    ):
+        return None
+    shown = entry.result["dice"]
+    kept = sum(1 for die in shown if die["kept"])
+    rekeep_open = "rekeep_of" not in entry.request and 0 < kept < len(shown)
+    retry_tn, needs_new, trait = None, False, ""
+    kind, _, ident = entry.request["key"].partition(":")
+    if kind in SKILL_KINDS and entry.result.get("outcome") == Outcome.FAILURE.value:
+        if kind == "skill":
+            row = next((s for s in character.l5r_skills.all() if str(s.pk) == ident), None)
+            info = rules.skill_info(row.name) if row is not None else None
+        else:
+            info = next((s for s in rules.SKILLS if s.name.lower().replace(" ", "_") == ident), None)
+        if info is not None and not info.attack:
+            retry_tn = entry.request["tn"] + rules.SECOND_ATTEMPT_PENALTY
+            trait = info.trait
+            needs_new = rules.second_attempt_needs_new_situation(info.trait)
+    if not rekeep_open and retry_tn is None:
+        return None
+    return Offer(
+        tuple((i, die["face"], die["kept"]) for i, die in enumerate(shown)),
+        kept,
+        rekeep_open,
+        retry_tn,
+        needs_new,
+        trait.capitalize(),
+    )

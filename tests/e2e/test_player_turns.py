@@ -1,0 +1,139 @@
+"""Three browsers at one table: the GM runs a Triad fight, alice takes her own turn from her sheet,
+bob watches from the table. "Your turn" reaches alice live; the result reaches the GM and bob live."""
+
+import os
+
+import pytest
+from playwright.sync_api import expect
+
+from play import encounters as services
+from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+from .test_accessibility import audit
+
+pytestmark = pytest.mark.e2e
+
+# Set to a folder to keep screenshots of the panel (1280 and 390 wide) for a look.
+SHOTS = os.environ.get("SCREENSHOT_DIR")
+
+
+def shoot(page, name: str) -> None:
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+        page.screenshot(path=os.path.join(SHOTS, f"{name}-top.png"))
+
+
+@pytest.fixture
+def fight(make_campaign, player, other_player):
+    campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
+    load_demo_characters(campaign, players=[player, other_player])
+    encounter = services.encounter_create(campaign=campaign, name="Crypt")
+    for character in campaign.characters.order_by("pk"):
+        services.combatant_add_character(encounter=encounter, character=character)
+    services.combatant_add_npc(
+        encounter=encounter,
+        name="Ghoul",
+        cleaned_data={"difficulty": 10, "weapon": "medium", "armor": "light"},
+    )
+    return campaign, encounter
+
+
+def current_name(encounter) -> str:
+    encounter.refresh_from_db()
+    return services.current_actor(encounter, services.combatants_of(encounter)).name
+
+
+def test_a_player_takes_her_own_turn_and_everyone_sees_it(
+    new_page, fight, gm, player, other_player, monkeypatch
+):
+    campaign, encounter = fight
+    faces = []
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
+    helsing = campaign.characters.get(owner=player)
+
+    alice = new_page()
+    log_in(alice, player.username, PASSWORD)
+    alice.goto(helsing.get_absolute_url())
+    expect(alice.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+
+    bob = new_page(width=390, height=844)
+    log_in(bob, other_player.username, PASSWORD)
+    bob.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(bob.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(encounter.get_absolute_url())
+    faces[:] = [3] * 6  # every initiative die a 3: each character's best ability counts
+    gm_page.get_by_role("button", name="Roll initiative and start").click()
+    expect(gm_page.locator(".encounter-round")).to_have_text("1")
+    while current_name(encounter) != helsing.name:
+        now = current_name(encounter)
+        expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_be_visible()
+        gm_page.get_by_role("button", name="Next turn").click()
+        expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
+
+    # Alice's sheet says so at once, in its live region, with the forms of her turn and their odds.
+    status = alice.get_by_role("status").filter(has_text="Your turn")
+    expect(status).to_have_text(f"Your turn: {helsing.name}")
+    panel = alice.locator("#turn-panel")
+    expect(panel).to_contain_text("Crypt · round 1")
+    attack = panel.locator("form.encounter-action", has_text="Attack").first
+    expect(attack.locator(".roll-chance")).to_contain_text("%")
+    expect(alice.locator("#turn-panel.is-your-turn")).to_be_visible()
+
+    # Bob's table says whose turn it is and offers him nothing to press.
+    bob_panel = bob.locator("#turn-panel")
+    expect(bob_panel).to_contain_text(f"Now: {helsing.name}'s turn")
+    expect(bob_panel.locator("form")).to_have_count(0)
+    expect(bob.get_by_role("status").filter(has_text="Your turn")).to_have_count(0)
+
+    alice.set_viewport_size({"width": 1280, "height": 900})
+    shoot(alice, "alice-sheet-1280")
+    assert audit(alice, helsing.get_absolute_url()) == []
+
+    # Changing the ability prices the attack again.
+    before = attack.locator(".roll-chance").inner_text()
+    attack.get_by_label("Ability", exact=True).select_option("mind")
+    expect(attack.locator(".roll-chance")).not_to_have_text(before)
+    attack.get_by_label("Ability", exact=True).select_option("body")
+    expect(attack.locator(".roll-chance")).to_have_text(before)
+
+    faces[:] = [17]  # a critical on Body: the Ghoul's Difficulty drops
+    attack.get_by_role("button", name="Attack").click()
+    line = f"Crypt: {helsing.name} attacks Ghoul"
+    expect(alice.locator("#turn-panel .turn-latest")).to_contain_text(line)
+    expect(gm_page.locator("#encounter-log")).to_contain_text(line)
+    expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).not_to_have_text(
+        "Difficulty 10/10"
+    )
+    expect(bob.locator("#feed")).to_contain_text(line)
+    expect(bob.locator("#encounter-panel [data-combatant='Ghoul'] .combatant-summary")).to_have_text("hurt")
+
+    # The GM moves on: alice's "Your turn" goes away live.
+    gm_page.get_by_role("button", name="Next turn").click()
+    expect(status).to_have_count(0)
+    expect(panel).to_contain_text("Your actions appear here on your turn")
+
+    # Screenshots of the panel at both widths, on the sheet and at the table, on her turn again.
+    while current_name(encounter) != helsing.name:
+        now = current_name(encounter)
+        gm_page.get_by_role("button", name="Next turn").click()
+        expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
+    expect(status).to_have_count(1)
+    alice.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(alice.get_by_role("status").filter(has_text="Your turn")).to_be_visible()
+    shoot(alice, "alice-table-1280")
+    assert audit(alice, f"/campaigns/{campaign.pk}/table/") == []
+    alice.set_viewport_size({"width": 390, "height": 844})
+    # On a phone her turn comes above the dice box and the feed: on the first screen, no scrolling.
+    panel_top = alice.locator("#turn-panel").bounding_box()["y"]
+    assert panel_top < alice.locator("#dice-box").bounding_box()["y"]
+    assert panel_top < 844
+    shoot(alice, "alice-table-390")
+    alice.goto(helsing.get_absolute_url())
+    shoot(alice, "alice-sheet-390")
+    assert audit(alice, helsing.get_absolute_url()) == []
