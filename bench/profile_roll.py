@@ -1,13 +1,21 @@
-"""Where one roll's time goes: the dice box and a sheet's roll button, profiled through Django's stack.
+"""Where one roll's time goes: the dice box, a sheet's roll button and an encounter action, profiled.
 
 Run with ``.venv/bin/python bench/profile_roll.py`` (pyinstrument, from the test extra). It builds a
 throwaway SQLite database with one campaign and its demo characters, then sends the htmx POST a browser
-sends (session and CSRF checks included: Django's test client runs every middleware) many times under
-pyinstrument, and prints, per path: the queries one request makes, the mean wall time per request, and
-the call tree (functions under 2% of the time left out). The paths: the dice box, the sheet's first
-roll button, and the player's encounter action from the turn panel (bench/table.py's fight; between
-two actions the GM's Next turn presses run outside the timing and the profile). The broadcast goes
-to the in-memory layer with nobody listening, so this is the server's own work up to the socket.
+sends (session cookie, CSRF cookie and header, Origin) many times, each through what the server runs
+for it: ``config.asgi``'s handler's one hop (``OneHopHandler.respond``: the request, every middleware,
+the view and its answer's render, ``request_finished``), called on this thread so pyinstrument sees
+it, then the broadcasts it collected sent to the in-memory layer on an event loop (nobody listens:
+this is the server's own work up to the sockets). It prints, per path: the queries one request makes,
+the mean wall and CPU time per request, and the call tree (functions under 2% of the time left out).
+The paths: the dice box, the sheet's first roll button, and the player's encounter action from the
+turn panel (bench/table.py's fight; between two actions the GM's Next turn presses run outside the
+timing and the profile).
+
+Then two figures without the profiler: the dice box through the whole ASGI application
+(``config.asgi.application`` driven in-process on uvloop, as uvicorn calls it: body, thread hop,
+broadcast, answer), with the database connections it opened; and the dice box's service alone (the
+seat check, the roll subjects, ``table_roll_create``), a roll without any HTTP stack.
 
 ``--system KEY`` picks the game system (default: the first installed); ``--rolls N`` the count.
 """
@@ -15,6 +23,8 @@ to the in-memory layer with nobody listening, so this is the server's own work u
 from __future__ import annotations
 
 import argparse
+import asyncio
+import io
 import os
 import secrets
 import sys
@@ -22,6 +32,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -57,6 +68,7 @@ def main() -> None:
     from pyinstrument import Profiler
     from table import NPCS
 
+    from campaigns import realtime
     from campaigns.models import Campaign, Membership
     from play import encounters
     from play.models import Encounter
@@ -78,10 +90,13 @@ def main() -> None:
     key = system.buttons(character, options)[0].key
     data = {n: ("on" if v is True else str(v)) for n, v in options.items() if v not in (None, False, "")}
 
-    client = Client(enforce_csrf_checks=True, HTTP_HX_REQUEST="true")
+    client = Client()
     client.force_login(player)
     csrf = uuid.uuid4().hex  # 32 characters: a CSRF secret as the cookie holds it
-    client.cookies["csrftoken"] = csrf
+    cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
+    from config.asgi import application, django_asgi_app
+
+    loop = asyncio.new_event_loop()
     encounter = encounters.encounter_create(campaign=campaign, name="Profile")
     encounters.combatant_add_character(encounter=encounter, character=character)
     encounters.combatant_add_npc(encounter=encounter, name="Dummy", cleaned_data=dict(NPCS[system_key]))
@@ -129,9 +144,11 @@ def main() -> None:
             """One request; returns its (wall, CPU) seconds, the untimed preparation left out."""
             if before is not None:
                 before()
-            body = {**fields(), "visibility": "public", "idempotency_key": uuid.uuid4().hex}
+            fields = {**fields(), "visibility": "public", "idempotency_key": uuid.uuid4().hex}
+            scope, body = asgi_request(url, fields, cookie, csrf)
             wall, cpu = time.perf_counter(), time.process_time()
-            response = client.post(url, body, HTTP_X_CSRFTOKEN=csrf)
+            response, broadcasts = django_asgi_app.respond(scope, io.BytesIO(body))
+            loop.run_until_complete(realtime.send_collected(broadcasts))
             spent = time.perf_counter() - wall, time.process_time() - cpu
             assert response.status_code == 200, (url, response.status_code, response.content[:300])
             return spent
@@ -168,7 +185,88 @@ def main() -> None:
                 time="percent_of_total",
             )
         )
+    through_asgi(application, f"/campaigns/{campaign.pk}/table/roll/", cookie, csrf, args.rolls)
     service_alone(campaign, player, args.rolls)
+
+
+def asgi_request(path: str, fields: dict, cookie: str, csrf: str) -> tuple[dict, bytes]:
+    """The ASGI scope and body of the htmx POST a browser sends."""
+    body = urlencode(fields).encode()
+    headers = {
+        "host": "testserver",
+        "cookie": cookie,
+        "x-csrftoken": csrf,
+        "origin": "http://testserver",
+        "hx-request": "true",
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": str(len(body)),
+    }
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(name.encode(), value.encode()) for name, value in headers.items()],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+    return scope, body
+
+
+def through_asgi(application, path: str, cookie: str, csrf: str, rolls: int) -> None:
+    """The dice box through the whole ASGI application, in-process on uvloop as uvicorn calls it."""
+    import uvloop
+    from django.db.backends.signals import connection_created
+
+    opened = []
+    connection_created.connect(lambda **kwargs: opened.append(1), weak=False)
+
+    async def one() -> None:
+        scope, body = asgi_request(
+            path,
+            {"notation": "4d6kh3+2 vs 12", "visibility": "public", "idempotency_key": uuid.uuid4().hex},
+            cookie,
+            csrf,
+        )
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+        answered = asyncio.Event()
+        status = []
+
+        async def receive():
+            if messages:
+                return messages.pop()
+            await answered.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+            elif not message.get("more_body"):
+                answered.set()
+
+        await application(scope, receive, send)
+        assert status == [200], status
+
+    async def run() -> tuple[float, float, int]:
+        for _ in range(10):
+            await one()
+        before = len(opened)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(rolls):
+            await one()
+        return time.perf_counter() - wall, time.process_time() - cpu, len(opened) - before
+
+    wall, cpu, connections = uvloop.run(run())
+    print(
+        f"\n=== dice box through config.asgi (in-process, uvloop): per roll "
+        f" {wall / rolls * 1000:.2f} ms wall, "
+        f"{cpu / rolls * 1000:.2f} ms CPU (every thread); {connections} database connections opened"
+    )
 
 
 def service_alone(campaign, player, rolls: int) -> None:

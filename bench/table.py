@@ -32,7 +32,9 @@ Figures (every one also as a ratio to the floor's in this run):
   closed-loop (the next POST once all 8 have the last entry). The client decodes every frame, on the
   same 2 cores, for the floor as much as for the app.
 
-Lost and duplicated entries are counted per socket from the seq numbers.
+Lost and duplicated entries are counted per socket from the seq numbers. Every row also gives the
+server process's CPU per click (all its threads, from /proc): the figure that holds still when other
+work shares the machine, where the clock's do not.
 
 Every roll on the page is an htmx POST; the table socket takes no rolls (campaigns/consumers.py).
 """
@@ -189,6 +191,8 @@ def serve_floor(port: int, entry_size: int, response_size: int) -> None:
         log_level="warning",
         lifespan="off",
         ws_per_message_deflate=False,
+        # The same websocket implementation as the app's (BENCH_UVICORN_WS: compare uvicorn's).
+        ws=os.environ.get("BENCH_UVICORN_WS", "auto"),
     )
 
 
@@ -231,7 +235,7 @@ application = ProtocolTypeRouter({"http": app_application, "websocket": websocke
 
 import uvicorn
 uvicorn.run(application, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", lifespan="off",
-            ws_per_message_deflate=False)
+            ws_per_message_deflate=False, ws=os.environ.get("BENCH_UVICORN_WS", "auto"))
 """
 
 
@@ -585,9 +589,10 @@ class Table:
 class Server:
     """How the clients talk to one of the servers: the same requests, the app's URLs or the floor's."""
 
-    def __init__(self, name: str, port: int, fixtures: Fixtures | None, forms: dict):
+    def __init__(self, name: str, port: int, fixtures: Fixtures | None, forms: dict, pid: int):
         self.name = name
         self.port = port
+        self.pid = pid  # the server process, for the CPU it spends per click
         self.fixtures = fixtures
         self.forms = forms  # campaign id -> {"sheet": (url, data), "edit": (url, value)}
         self.origin = f"http://127.0.0.1:{port}"
@@ -696,12 +701,21 @@ class Server:
             await self.trigger.close()
 
 
+def process_cpu(pid: int) -> float:
+    """The CPU seconds a process has used so far, every thread (Linux: /proc/<pid>/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
-def summary(times: list[float], answered: list[float], lost: int, dup: int, bad: int) -> dict:
+def summary(times: list[float], answered: list[float], lost: int, dup: int, bad: int, cpu: float) -> dict:
     nan = float("nan")
     return {
         "p50": statistics.median(times) * 1000 if times else nan,
@@ -710,6 +724,7 @@ def summary(times: list[float], answered: list[float], lost: int, dup: int, bad:
         "lost": lost,
         "dup": dup,
         "bad": bad,
+        "cpu": cpu * 1000,  # the server's CPU per click, ms: steady on a busy machine, unlike the clock
     }
 
 
@@ -718,7 +733,10 @@ async def latency(server: Server, table_id: int, size: int, samples: int, action
     table = await server.open_table(table_id, size)
     await server.open_trigger()
     times, answered, sent, seq, bad = [], [], [], 0, 0
+    cpu = 0.0
     for round_number in range(WARM_UP + samples):
+        if round_number == WARM_UP:
+            cpu = process_cpu(server.pid)
         seq += 1
         table.expect(seq)
         start = time.perf_counter()
@@ -732,28 +750,32 @@ async def latency(server: Server, table_id: int, size: int, samples: int, action
         if await table.wait() and round_number >= WARM_UP:
             times.append(time.perf_counter() - start)
         sent.append(seq)
+    cpu = (process_cpu(server.pid) - cpu) / samples
     await asyncio.sleep(0.2)  # let stragglers land before counting
     lost, dup = table.losses(sent)
     await table.close()
-    return summary(times, answered, lost, dup, bad)
+    return summary(times, answered, lost, dup, bad, cpu)
 
 
 async def edit_latency(server: Server, table_id: int, samples: int) -> dict:
     """An in-place edit's answer (an edit puts nothing in the feed)."""
-    answered, bad = [], 0
+    answered, bad, cpu = [], 0, 0.0
     for round_number in range(WARM_UP + samples):
+        if round_number == WARM_UP:
+            cpu = process_cpu(server.pid)
         start = time.perf_counter()
         status = await server.post(table_id, "edit")
         bad += status != 200
         if round_number >= WARM_UP:
             answered.append(time.perf_counter() - start)
-    return summary(answered, answered, 0, 0, bad)
+    cpu = (process_cpu(server.pid) - cpu) / samples
+    return summary(answered, answered, 0, 0, bad, cpu)
 
 
 async def encounter_latency(server: Server, table_id: int, samples: int) -> dict:
     """The player's encounter action at a table of 8: click-to-feed of its entry, POST answered."""
     table = await server.open_table(table_id, SEATS)
-    times, answered, bad, held = [], [], 0, 0
+    times, answered, bad, held, cpu = [], [], 0, 0, 0.0
     for round_number in range(WARM_UP + samples):
         if server.fixtures is not None:
             held = await server.encounter_turn(table_id)
@@ -761,6 +783,7 @@ async def encounter_latency(server: Server, table_id: int, samples: int) -> dict
             if held and not await table.wait():  # what the Next turns logged has landed everywhere
                 bad += 1
         table.expect(held + 1)
+        before = process_cpu(server.pid)
         start = time.perf_counter()
         status = await server.post(table_id, "encounter action")
         bad += status != 200
@@ -768,13 +791,15 @@ async def encounter_latency(server: Server, table_id: int, samples: int) -> dict
             answered.append(time.perf_counter() - start)
         if await table.wait() and round_number >= WARM_UP:
             times.append(time.perf_counter() - start)
+        if round_number >= WARM_UP:
+            cpu += process_cpu(server.pid) - before  # the action alone, not the GM's Next turns
         held += 1
     await asyncio.sleep(0.2)
     if server.fixtures is not None:
         held = (await asyncio.to_thread(server.fixtures.encounter_state, server.forms[table_id]["fight"]))[2]
     lost, dup = table.losses(list(range(held)))
     await table.close()
-    return summary(times, answered, lost, dup, bad)
+    return summary(times, answered, lost, dup, bad, cpu / samples)
 
 
 async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
@@ -798,16 +823,23 @@ async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
             else:
                 timeouts += 1
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), process_cpu(server.pid)
     await asyncio.gather(*(loop(i, t, tid) for i, (t, tid) in enumerate(zip(tables, table_ids, strict=True))))
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, process_cpu(server.pid) - cpu
     await asyncio.sleep(0.3)
     lost = dup = 0
     for table, sent in zip(tables, sent_per_table, strict=True):
         table_lost, table_dup = table.losses(sent)
         lost, dup = lost + table_lost, dup + table_dup
         await table.close()
-    return {"rate": completed / elapsed, "lost": lost, "dup": dup, "bad": bad}
+    clicks = completed + timeouts
+    return {
+        "rate": completed / elapsed,
+        "cpu": cpu / clicks * 1000 if clicks else float("nan"),
+        "lost": lost,
+        "dup": dup,
+        "bad": bad,
+    }
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -878,7 +910,7 @@ def run_server(kind: str, fixtures: Fixtures | None, env: dict[str, str], sizes:
     try:
         wait_for_port(port, process)
         print(f"  measuring {kind} ...", flush=True)
-        return asyncio.run(measure(Server(kind, port, fixtures, forms), ids))
+        return asyncio.run(measure(Server(kind, port, fixtures, forms, process.pid), ids))
     finally:
         process.terminate()
         try:
@@ -896,10 +928,13 @@ def ratio(value: float, floor: float) -> str:
 def report(results: dict[str, dict]) -> None:
     floor = results["floor"]
     print()
-    print("Click-to-feed, ms (ratio to the floor's same figure in this run); POST answered p50; lost / dup")
+    print(
+        "Click-to-feed, ms (ratio to the floor's same figure in this run); POST answered p50; the server's"
+        " CPU per click, ms; lost / dup"
+    )
     header = (
         f"{'server':<7} {'what':<14} {'N':>4}  {'p50':>8} {'':>7}  {'p99':>8} {'':>7}  "
-        f"{'answered':>8} {'':>7}  {'lost':>4} {'dup':>4} {'!200':>4}"
+        f"{'answered':>8} {'':>7}  {'CPU':>5}  {'lost':>4} {'dup':>4} {'!200':>4}"
     )
     print(header)
     print("-" * len(header))
@@ -911,7 +946,8 @@ def report(results: dict[str, dict]) -> None:
                 print(
                     f"{name:<7} {action:<14} {size:>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
                     f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  {row['post']:8.2f} "
-                    f"{ratio(row['post'], base['post'])}  {row['lost']:>4} {row['dup']:>4} {row['bad']:>4}"
+                    f"{ratio(row['post'], base['post'])}  {row['cpu']:5.2f}  "
+                    f"{row['lost']:>4} {row['dup']:>4} {row['bad']:>4}"
                 )
         print()
     base = floor["edit"]
@@ -919,8 +955,8 @@ def report(results: dict[str, dict]) -> None:
         row = figures["edit"]
         print(
             f"{name:<7} {'in-place edit':<14} {'':>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
-            f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  (the answer only; !200 {row['bad']},"
-            " a warm-up edit after the sheet rolls may meet a moved version)"
+            f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  CPU {row['cpu']:.2f}  (the answer"
+            f" only; !200 {row['bad']}, a warm-up edit after the sheet rolls may meet a moved version)"
         )
     base = floor["encounter"]
     for name, figures in results.items():
@@ -928,7 +964,8 @@ def report(results: dict[str, dict]) -> None:
         print(
             f"{name:<7} {'encounter act':<14} {SEATS:>4}  {row['p50']:8.2f} {ratio(row['p50'], base['p50'])}"
             f"  {row['p99']:8.2f} {ratio(row['p99'], base['p99'])}  {row['post']:8.2f} "
-            f"{ratio(row['post'], base['post'])}  {row['lost']:>4} {row['dup']:>4} {row['bad']:>4}"
+            f"{ratio(row['post'], base['post'])}  {row['cpu']:5.2f}  "
+            f"{row['lost']:>4} {row['dup']:>4} {row['bad']:>4}"
         )
     print()
     print(f"Sustained, {SUSTAIN_SECONDS:.0f} s, closed loop: clicks per second (share of the floor's)")
@@ -940,6 +977,7 @@ def report(results: dict[str, dict]) -> None:
                 share = f"{row['rate'] / base_rate:6.1%}" if base_rate else "-"
                 print(
                     f"{name:<7} {scope:<11} {action:<11} {row['rate']:8.0f}/s  {share:>7}  "
+                    f"server CPU {row['cpu']:5.2f} ms a click  "
                     f"lost {row['lost']} dup {row['dup']} !200 {row['bad']}"
                 )
         print()

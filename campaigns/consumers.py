@@ -1,26 +1,24 @@
-"""One websocket per open table page: live feed entries for that viewer, catch-up, chat over the socket.
+"""One websocket per open table page: live feed entries for that viewer, catch-up, panel refreshes.
 
 The protocol, both ways as JSON text frames:
 
     client -> server   {"type": "hello", "cursor": "..." | null, "feed": true}   first, on every
                                    (re)connect: the newest entry the page shows (null: none); "feed":
                                    false for a page without a feed (a sheet), which gets no entries
-                       {"type": "chat", "text": "...", "key": "..."}
                        {"type": "ping"}                     every 25 s: the heartbeat
     server -> client   {"type": "entry", "cursor": "...", "html": "<li ...>"}   oldest first, never
                                    repeated
                        {"type": "ready"}          the catch-up after hello is done
-                       {"type": "ok", "action": "chat", "cursor": "...", "key": "..."}
-                       {"type": "error", "action": ..., "message": "...", "key": "..."}
-                                   (+ "retry_after": seconds, when rate limited)
                        {"type": "reload"}         too much was missed (or the cursor is unknown);
                                    fetch the page again
                        {"type": "pong"}           after any entries the viewer had missed
                        {"type": "refresh", "panel": name}   a panel changed: fetch it again over HTTP
+                                   (to a page without a feed, "recent:<character id>" after an
+                                   entry made as that character which its viewer may see)
 
-Rolls are not taken over the socket: the page rolls with an htmx POST (the dice box, a sheet's
-button, an encounter action), the path with the form's own checks and messages on the field, and
-measured at little more than the roll's own work (docs/performance.md); the socket carries the entry.
+Nothing is written over the socket: the page rolls and chats with htmx POSTs (the dice box, the
+chat box, a sheet's button, an encounter action), the paths with the forms' own checks and messages
+on the field (docs/performance.md measures them); the socket carries the entries.
 
 A cursor (cursors.py) is a keyed permutation of the entry's campaign-wide seq: the seq itself never
 reaches a browser, because the gaps between a player's seqs would count the entries hidden from them.
@@ -32,7 +30,7 @@ never goes into a group event. Close codes the page acts on:
     4403  not seated: removed from the table, logged out, or the password changed (the reason says
           which); the page stops reconnecting
     4409  this user already has TABLE_SOCKETS_PER_USER sockets at this table in this process; stops
-    4429  the client sent frames faster than its rate limits could ever accept; it may reconnect
+    4429  the client sent frames faster than hello and the heartbeat ever need; it may reconnect
     1013  the channel layer (Redis) is unavailable; try again later, the page keeps retrying
 
 The heartbeat is also the safety net: each ping checks the seat and the session again (an event lost
@@ -53,14 +51,13 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
-from . import cursors, realtime, selectors, services
+from . import cursors, realtime, selectors
 from .models import Campaign
 
 logger = logging.getLogger(__name__)
 
-MAX_FRAME_CHARS = 2048  # a roll or chat request is far smaller; bigger frames are refused
+MAX_FRAME_CHARS = 2048  # a hello or a ping is far smaller; bigger frames are refused
 CATCH_UP_LIMIT = 200  # entries replayed at once; past that the client reloads the page instead
-KEY_MAX_LENGTH = 64
 
 CLOSE_BAD_MESSAGE = 4400
 CLOSE_NOT_SEATED = 4403
@@ -72,24 +69,13 @@ CLOSE_TRY_LATER = 1013
 
 # Sockets one user may hold open at one table (the table page plus a few sheet pages), per process.
 DEFAULT_SOCKETS_PER_USER = 6
-# Frames beyond what the chat rate limit (services.DEFAULT_RATE_LIMITS) could accept: hello and pings.
-SPARE_FRAMES = 10
-SPARE_FRAMES_PER_SECOND = 0.5
+# What a page sends: one hello, a ping every 25 s, and a ping on coming back online or to the tab.
+FRAME_BURST = 10
+FRAMES_PER_SECOND = 0.5
 
 # (user id, campaign id) -> channel names of this process's open table sockets. Per process on
 # purpose: a count in a shared store would outlive a crashed worker and lock its users out.
 _open_sockets: dict[tuple[int, int], set[str]] = defaultdict(set)
-
-
-def frame_allowance() -> tuple[float, float]:
-    """(burst, frames per second) a table socket may send: what its chat rate limit allows, plus spare.
-
-    Tied to the rate limit so that raising it (a benchmark does) raises this too, while a client
-    that floods the socket is closed after a few dozen frames instead of answered hundreds of times.
-    """
-    limits = getattr(settings, "TABLE_RATE_LIMITS", {})
-    allowed, seconds = limits.get("chat", services.DEFAULT_RATE_LIMITS["chat"])
-    return SPARE_FRAMES + allowed, SPARE_FRAMES_PER_SECOND + allowed / seconds
 
 
 class FrameBudget:
@@ -147,7 +133,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.session_key = None
         self.seat_key = None  # this socket's key in _open_sockets, once counted
         self.groups_joined = []
-        self.budget = FrameBudget(*frame_allowance())
+        # Each ping reads the database: a client flooding the socket is closed after a few frames.
+        self.budget = FrameBudget(FRAME_BURST, FRAMES_PER_SECOND)
 
     async def __call__(self, scope, receive, send):
         try:
@@ -265,7 +252,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         handler = (
             {
                 "hello": self.client_hello,
-                "chat": self.client_chat,
                 "ping": self.client_ping,
             }.get(action)
             if isinstance(action, str)
@@ -339,66 +325,23 @@ class TableConsumer(AsyncWebsocketConsumer):
             complete = False
         return True, [realtime.entry_frame(entry, entry.variant) for entry in entries], newest_seq, complete
 
-    async def _broadcast(self, broadcasts):
-        """Send what a committed change collected (realtime.collected_broadcasts) from this loop."""
-        for group, event in broadcasts:
-            try:
-                await self.channel_layer.group_send(group, event)
-            except Exception:
-                # The entry is saved; the table catches up from the database on its next hello.
-                logger.exception("broadcast to %s failed", group)
-
-    async def client_chat(self, message):
-        key = message.get("key")
-        text = message.get("text")
-        if not isinstance(text, str):
-            problem = "Write something to say."
-        elif key is not None and (not isinstance(key, str) or len(key) > KEY_MAX_LENGTH):
-            problem = "That request key is not valid."
-        else:
-            problem, cursor, broadcasts = await database_sync_to_async(self._chat)(text, key)
-            await self._broadcast(broadcasts)
-        await self._answer("chat", problem, cursor if problem is None else None, key)
-
-    def _chat(self, text, key):
-        with realtime.collected_broadcasts() as broadcasts:
-            problem, cursor = self._chat_saved(text, key)
-        return problem, cursor, list(broadcasts)
-
-    def _chat_saved(self, text, key):
-        # The campaign loaded at connect; a removed player's socket is closed at once (member.removed),
-        # and this re-check covers a message already in flight when that happened.
-        campaign = self.campaign
-        if not selectors.is_seated(self.user, campaign):
-            return "You are not at this table any more.", None
-        try:
-            entry, _ = services.chat_line_create(
-                campaign=campaign, author=self.user, text=text, idempotency_key=key
-            )
-        except services.CampaignError as error:
-            return error, None  # the message, and for a rate limit its wait
-        return None, entry.cursor
-
-    async def _answer(self, action: str, problem: str | Exception | None, cursor: str | None, key):
-        if self.closing:
-            return
-        if problem is None:
-            await self._send_json({"type": "ok", "action": action, "cursor": cursor, "key": key})
-        else:
-            frame = {"type": "error", "action": action, "message": str(problem), "key": key}
-            if isinstance(problem, services.RateLimited):
-                frame["retry_after"] = problem.retry_after  # as the HTTP paths' Retry-After
-            await self._send_json(frame)
-
     # -- from the table's group -------------------------------------------------------------------
 
     async def feed_entry(self, event):
-        if self.closing or self.seen_seq is None or not self.wants_feed:
+        if self.closing or self.seen_seq is None:
             # Before hello there is nothing to do: this entry was committed before it was broadcast,
             # so the catch-up that hello starts reads it from the database.
             return
         if event.get("campaign_id", self.campaign.pk) != self.campaign.pk:
             return  # a whisper at another table, heard on this user's own group
+        if not self.wants_feed:
+            # A sheet page: an entry made as a character refreshes that sheet's recent rolls, for a
+            # viewer who may see the entry only (the page fetches the panel over HTTP, filtered).
+            character_id = event.get("character_id")
+            if character_id is not None and self._variant(event) is not None:
+                panel = realtime.recent_rolls_panel(character_id)
+                await self._send_json({"type": "refresh", "panel": panel})
+            return
         seq = event["seq"]
         if seq <= self.seen_seq:
             return  # already sent by a catch-up, or a late duplicate
@@ -408,16 +351,20 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._catch_up(self.seen_seq)
             return
         self.seen_seq = seq
-        variant = selectors.entry_variant(
+        variant = self._variant(event)
+        frame = event["frames"].get(variant) if variant else None
+        if frame is not None:
+            await self.send(text_data=frame)
+
+    def _variant(self, event) -> str | None:
+        """What this socket's viewer may see of the entry an event announces (selectors.entry_variant)."""
+        return selectors.entry_variant(
             visibility=event["visibility"],
             author_id=event["author_id"],
             viewer_id=self.user.pk,
             gm_id=self.campaign.gm_id,
             recipient_ids=event.get("recipient_ids", ()),
         )
-        frame = event["frames"].get(variant) if variant else None
-        if frame is not None:
-            await self.send(text_data=frame)
 
     async def feed_hidden(self, event):
         """A whisper's seq, without its content, for the sockets outside its audience to count."""

@@ -43,7 +43,8 @@ _collecting = threading.local()
 @contextmanager
 def collected_broadcasts():
     """Collect this thread's committed broadcasts instead of sending them: yields the list of
-    (group, event) pairs, for an async caller (the table socket) to send from its own event loop.
+    (group, event) pairs, for the async caller (config.asgi's handler, around each HTTP request) to
+    send from its own event loop with :func:`send_collected`.
 
     Sending from the worker thread would cost another thread hop per roll (async_to_sync back onto the
     loop), the biggest single cost on the click-to-feed path (bench/table.py measures it).
@@ -53,6 +54,24 @@ def collected_broadcasts():
         yield _collecting.events
     finally:
         del _collecting.events
+
+
+async def send_collected(broadcasts) -> None:
+    """Send what :func:`collected_broadcasts` gathered, in order, from the event loop.
+
+    A layer outage must not turn the saved change into an error: every client catches up from the
+    database on its next hello or heartbeat.
+    """
+    if not broadcasts:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for group, event in broadcasts:
+        try:
+            await layer.group_send(group, event)
+        except Exception:
+            logger.exception("broadcast to %s failed", group)
 
 
 def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
@@ -114,6 +133,8 @@ def entry_event(entry) -> dict:
         "seq": entry.seq,
         "visibility": entry.visibility,
         "author_id": entry.author_id,
+        # A sheet page of this character refreshes its recent rolls, if its viewer may see the entry.
+        "character_id": entry.character_id,
         "frames": frames,
     }
 
@@ -154,6 +175,15 @@ def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> Non
 def sheet_panel(character_id: int) -> str:
     """The live panel name an open sheet page listens on (data-live-panel in templates/sheets/sheet.html)."""
     return f"sheet:{character_id}"
+
+
+def recent_rolls_panel(character_id: int) -> str:
+    """The live panel name of a sheet's recent rolls (templates/sheets/_recent_rolls.html).
+
+    No event of its own: the table socket of a page without a feed (a sheet) sends this refresh when
+    it hears a new entry made as the character that its viewer may see (consumers.TableConsumer).
+    """
+    return f"recent:{character_id}"
 
 
 def sheet_changed(*, campaign_id: int, character_id: int, gm_only: bool = False) -> None:

@@ -33,7 +33,9 @@ The display handed to ``templates/campaigns/_feed_entry.html`` is::
     Group = {"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...],
              "constant": bool, "tag": "fire" | "", "successes": int | None (a success count)}
     Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool,
-           "rerolled": [int, ...] (faces set aside), "rerolled_text": "1, 14", "successes": 1 | 0 | -1 | None}
+           "rerolled": [int, ...] (faces set aside), "rerolled_text": "1, 14", "successes": 1 | 0 | -1 | None,
+           "css": "die die-dropped ...", "title": "6+4, exploded", "hidden": " (exploded)" (what a
+           screen reader hears after the faces)}
 
 A chat line's ``[[1d20+5]]`` rolls become parts of its text (:func:`chat_parts`), and the dice box's
 picture of a line's exact distribution is drawn from :func:`distribution_picture`.
@@ -127,10 +129,42 @@ def _rerolled(raw) -> list[int]:
     return faces[:MAX_DICE_SHOWN]
 
 
-def _dice(raw_dice) -> list[dict]:
+def _dice(raw_dice, *, trump: bool = False) -> list[dict]:
+    """The dice a template draws; ``trump``: every die of a five-by-five roll that came up trump."""
     if not isinstance(raw_dice, list):
         return []
-    return [die for die in (_die(raw) for raw in raw_dice[:MAX_DICE_SHOWN]) if die is not None]
+    dice = [die for die in (_die(raw) for raw in raw_dice[:MAX_DICE_SHOWN]) if die is not None]
+    for die in dice:
+        if trump:
+            die["trump"] = True
+        _mark(die)
+    return dice
+
+
+def _mark(die: dict) -> None:
+    """A die's classes, title and words for a screen reader, worked out here once: as a dozen template
+    tests per die they were most of an entry's render, on every roll's broadcast (bench/profile_roll.py)."""
+    classes, said = ["die"], []
+    if not die["kept"]:
+        classes.append("die-dropped")
+        said.append("dropped")
+    if die["exploded"]:
+        classes.append("die-exploded")
+        said.append("exploded")
+    if die["trump"]:
+        classes.append("die-trump")
+        said.append("trump")
+    if die["rerolled"]:
+        said.append(f"rerolled from {die['rerolled_text']}")
+    successes = die["successes"] or 0
+    if successes:
+        classes.append("die-success" if successes > 0 else "die-failure")
+    title = [die["text"], *said]
+    hidden = [f" ({word})" for word in said]
+    if successes:
+        title.append("a success" if successes > 0 else "a failure")
+        hidden.append(" (success)" if successes > 0 else " (failure)")
+    die.update(css=" ".join(classes), title=", ".join(title), hidden="".join(hidden))
 
 
 def _outcome_parts(value, label) -> dict:
@@ -150,10 +184,7 @@ def _outcome_parts(value, label) -> dict:
 
 
 def _term_group(term: dict, n: int, *, trump: bool) -> dict:
-    dice = _dice(term.get("dice"))
-    if trump:
-        for die in dice:
-            die["trump"] = True
+    dice = _dice(term.get("dice"), trump=trump)
     counted = any(die["successes"] is not None for die in dice)
     label = term.get("label")
     return {

@@ -4,7 +4,8 @@ The permissions of the whole app, each in one place:
 
 * "GM of this campaign": ``Campaign.is_gm``; for a view, :func:`campaign_for_gm`.
 * "seated at this table" (the GM or a player): :func:`is_seated`; for a view,
-  :func:`campaign_for_member`; for the socket, :func:`table_seat`.
+  :func:`campaign_for_member` (the dice box: :func:`table_for_member`, with everyone seated); for the
+  socket, :func:`table_seat`.
 * "may see this feed entry": :func:`entry_variant` (and its database side, ``_visible_filter``).
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Collection
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_objects
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from .models import WHISPER, Campaign, FeedEntry, Membership, Visibility, WhisperRecipient
@@ -51,6 +53,25 @@ def table_users(campaign: Campaign) -> list:
     """Everyone seated at the table, the GM first, then the players as they joined (whom a whisper
     may name)."""
     return [campaign.gm, *(membership.user for membership in members_of(campaign))]
+
+
+def table_for_member(user, campaign_id: int) -> tuple[Campaign, list]:
+    """(the campaign, table_users of it) if the user is its GM or a player; otherwise 404.
+
+    One query for a table with players: their seats with each user, the campaign and its GM joined
+    (the campaign's row comes once per seat, and a table is a handful of seats). A GM alone at the
+    table costs a second one. The dice box needs both: the seat check and who a whisper may name.
+    """
+    if not user.is_authenticated:
+        raise Http404("No such campaign.")
+    seats = list(Membership.objects.filter(campaign_id=campaign_id).select_related("user", "campaign__gm"))
+    if seats:
+        campaign = seats[0].campaign
+    else:
+        campaign = Campaign.objects.select_related("gm").filter(pk=campaign_id).first()
+    if campaign is None or not (campaign.gm_id == user.pk or any(seat.user_id == user.pk for seat in seats)):
+        raise Http404("No such campaign.")
+    return campaign, [campaign.gm, *(seat.user for seat in seats)]
 
 
 def is_seated(user, campaign: Campaign) -> bool:

@@ -312,8 +312,8 @@ def _rate_limited(response, error: services.RateLimited):
 @require_POST
 def table_roll(request, campaign_id: int):
     """Roll a dice-box line on the server. htmx gets the dice box back; the entry arrives by websocket."""
-    campaign = selectors.campaign_for_member(request.user, campaign_id)
-    form = _dice_form(request, campaign, request.POST)
+    campaign, seated = selectors.table_for_member(request.user, campaign_id)
+    form = _dice_form(request, campaign, request.POST, seated=seated)
     if not form.is_valid():
         return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
     data = form.cleaned_data
@@ -343,9 +343,10 @@ def table_roll(request, campaign_id: int):
     if request.htmx:
         # A fresh form (and key) for the next roll; the choice of visibility, whisper and character sticks.
         fresh = _dice_form(request, campaign, subjects=list(form.subjects.values()), seated=form.seated)
+        subject = data.get("character")
         fresh.initial.update(
             visibility=data["visibility"],
-            character=data.get("character"),
+            character=subject.pk if subject else None,
             whisper_to=[user.pk for user in data["recipients"]],
         )
         return _dice_box_response(request, campaign, fresh)

@@ -166,6 +166,14 @@ try:
 except ValueError:
     raise ImproperlyConfigured("WEB_CONCURRENCY must be a whole number of workers") from None
 
+# Worker threads serving HTTP requests (config.asgi), each with its own database connection: a request
+# waits for a free one past this many at once. Rolls are a few milliseconds of CPU under the GIL, so
+# more threads than this add connections, not speed (bench/table.py).
+try:
+    HTTP_THREADS = max(1, int(os.environ.get("HTTP_THREADS") or 8))
+except ValueError:
+    raise ImproperlyConfigured("HTTP_THREADS must be a whole number of threads") from None
+
 # Every request reads its session: cached_db answers from the cache and writes through to the database,
 # saving that query. Only with one worker: the default cache is per process, so with several a logout
 # in one would leave the session alive in the others' caches (their misses still read the database).

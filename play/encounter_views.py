@@ -23,6 +23,7 @@ from . import encounters as services
 from .forms import (
     ActForm,
     AddCharacterForm,
+    DefendForm,
     EncounterForm,
     MoveForm,
     NpcNameForm,
@@ -40,7 +41,8 @@ def _styled(form: forms.Form) -> forms.Form:
     """Bootstrap's small controls on a system's plain form (the systems' forms know no CSS)."""
     for field in form.fields.values():
         widget = field.widget
-        if isinstance(widget, forms.CheckboxInput):
+        # A list of boxes or radios (CheckboxSelectMultiple is a RadioSelect) puts the class on each input.
+        if isinstance(widget, forms.CheckboxInput | forms.RadioSelect):
             css = "form-check-input"
         elif isinstance(widget, forms.Select):
             css = "form-select form-select-sm"
@@ -71,9 +73,11 @@ def _encounter_context(request, campaign, encounter):
             }
             for c in combatants
         ],
+        # A waiting defence (the GM's page offers to resolve it without waiting): actions wait for it.
+        "defence": _defence_item(combat, encounter, combatants) if is_gm else None,
         # The actions only the GM's page draws: a player's come in their turn panel.
         "actions": _action_items(combat, encounter, actor, combatants, by_gm=True)
-        if actor is not None and is_gm
+        if actor is not None and is_gm and services.pending_defence(encounter) is None
         else [],
         "npc_form": _styled(combat.npc_form_class(prefix="npc")),
         "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
@@ -140,6 +144,39 @@ def _valid(form: forms.Form, what: str, *others: forms.Form) -> forms.Form:
     return form
 
 
+def _act(request, encounter, roller) -> None:
+    """One action as the action form posts it (the GM's encounter page, a player's turn panel); the
+    action's own fields are read from the post under its key."""
+    form = _valid(ActForm(request.POST), "the action")
+    key = form.cleaned_data["action"]
+    services.encounter_act(
+        encounter=encounter,
+        version=form.cleaned_data["version"],
+        actor_id=form.cleaned_data["actor"],
+        action=key,
+        target_id=form.cleaned_data["target"],
+        data=request.POST,
+        prefix=key,
+        roller=roller,
+        author=request.user,
+        resolve_now=form.cleaned_data["resolve_now"],
+    )
+
+
+def _defend(request, encounter, roller) -> None:
+    """The waiting defence as its form posts it (the player's turn panel, or the GM without waiting)."""
+    form = _valid(DefendForm(request.POST), "the defence")
+    services.encounter_defend(
+        encounter=encounter,
+        version=form.cleaned_data["version"],
+        defender_id=form.cleaned_data["defender"],
+        data=request.POST,
+        prefix=DEFENCE_PREFIX,
+        roller=roller,
+        author=request.user,
+    )
+
+
 @require_POST
 def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     campaign = campaign_for_gm(request.user, campaign_id)
@@ -164,19 +201,9 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
                 prefix="start",
             )
         elif verb == "act":
-            form = _valid(ActForm(post), "the action")
-            key = form.cleaned_data["action"]
-            services.encounter_act(
-                encounter=encounter,
-                version=form.cleaned_data["version"],
-                actor_id=form.cleaned_data["actor"],
-                action=key,
-                target_id=form.cleaned_data["target"],
-                data=post,
-                prefix=key,
-                roller=roller,
-                author=request.user,
-            )
+            _act(request, encounter, roller)
+        elif verb == "defend":
+            _defend(request, encounter, roller)
         elif verb == "next":
             form = _valid(VersionForm(post), "the turn")
             services.encounter_next_turn(
@@ -293,6 +320,61 @@ def _action_items(combat, encounter, actor, combatants, *, by_gm: bool) -> list[
     return items
 
 
+# ----- a waiting defence ----------------------------------------------------------------------------
+
+DEFENCE_PREFIX = "defence"
+
+
+def _defence_percent(combat, encounter, attacker, defender, asked, data):
+    """The chance the defence holds with the form's ``data`` (None: as first drawn), as a percent."""
+    form = asked.form_class(
+        data if data is not None else initial_data(asked.form_class, prefix=DEFENCE_PREFIX),
+        prefix=DEFENCE_PREFIX,
+    )
+    if not form.is_valid():
+        return ""
+    pending = services.pending_defence(encounter)["rules"]
+    try:
+        chance = combat.defence_chance(encounter, pending, attacker, defender, form.cleaned_data)
+    except (EncounterError, RulesError, KeyError, ValueError):
+        return ""
+    return format_percent(chance)
+
+
+def _defence_item(combat, encounter, combatants) -> dict | None:
+    """The waiting defence as a page draws it: the prompt, its form, each option's odds; None if none."""
+    found = services.defence_of(encounter, combatants)
+    if found is None:
+        return None
+    asked, attacker, defender = found
+    return {
+        "asked": asked,
+        "attacker": attacker,
+        "defender": defender,
+        "form": _styled(asked.form_class(prefix=DEFENCE_PREFIX)),
+        "percent": _defence_percent(combat, encounter, attacker, defender, asked, None),
+        "odds": [(label, format_percent(chance)) for label, chance in asked.odds],
+    }
+
+
+def defence_odds(request, campaign_id: int, encounter_id: int):
+    """The odds of the waiting defence as its form stands now (re-priced when an input changes)."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    percent = ""
+    found = services.defence_of(encounter, services.combatants_of(encounter))
+    if found is not None:  # else the defence was answered: the panel's refresh is on its way
+        asked, attacker, defender = found
+        if not services.may_act_for(request.user, encounter, defender):
+            return HttpResponse(
+                "Only that combatant's player or the GM can see those odds.",
+                status=403,
+                content_type="text/plain",
+            )
+        percent = _defence_percent(rules_for(campaign), encounter, attacker, defender, asked, request.GET)
+    return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
+
+
 def encounter_odds(request, campaign_id: int, encounter_id: int):
     """The odds of one action as its form stands now (re-priced when an input changes)."""
     campaign = campaign_for_member(request.user, campaign_id)
@@ -356,11 +438,18 @@ def _turn_context(request, campaign, character=None) -> dict | None:
         return context
     combat = rules_for(campaign)
     actor = services.current_actor(encounter, combatants)
-    my_turn = actor is not None and any(c.pk == actor.pk for c in mine)
+    # A waiting defence holds the fight up: its defender's player gets the prompt, the rest are told.
+    pending, defence = services.pending_defence(encounter), None
+    if pending is not None and any(c.pk == pending["defender"] for c in mine):
+        defence = _defence_item(combat, encounter, combatants)
+    elif pending is not None:
+        context["waiting_on"] = next((c for c in combatants if c.pk == pending["defender"]), None)
+    my_turn = actor is not None and any(c.pk == actor.pk for c in mine) and pending is None
     context.update(
         encounter=encounter,
         actor=actor,
         my_turn=my_turn,
+        defence=defence,
         actions=_action_items(combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
         # The sheet has no feed beside it: the fight's latest lines, as this player may see them.
         latest=feed_tagged(user, campaign, request_key="encounter", value=encounter.pk, limit=3)
@@ -405,9 +494,9 @@ def sheet_turn(request, character_id: int):
     return _turn_response(request, character.campaign, character)
 
 
-@require_POST
-def turn_act(request, campaign_id: int, encounter_id: int):
-    """A player takes their own character's turn (the GM may too): one action from the turn panel."""
+def _turn_post(request, campaign_id: int, encounter_id: int, do):
+    """A post from a player's turn panel (``do``: act or defend); the answer is the panel again, with the
+    refusal on it, or without htmx a redirect back with the message."""
     campaign = campaign_for_member(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
     character = None
@@ -417,19 +506,7 @@ def turn_act(request, campaign_id: int, encounter_id: int):
             character = None
     error, status = "", 200
     try:
-        form = _valid(ActForm(request.POST), "the action")
-        key = form.cleaned_data["action"]
-        services.encounter_act(
-            encounter=encounter,
-            version=form.cleaned_data["version"],
-            actor_id=form.cleaned_data["actor"],
-            action=key,
-            target_id=form.cleaned_data["target"],
-            data=request.POST,
-            prefix=key,
-            roller=Roller(system_random()),
-            author=request.user,
-        )
+        do(request, encounter, Roller(system_random()))
     except services.TurnRefused as refused:
         error, status = str(refused), 403
     except EncounterError as refused:
@@ -441,6 +518,18 @@ def turn_act(request, campaign_id: int, encounter_id: int):
     if status == 403:
         return HttpResponse(error, status=403, content_type="text/plain")
     return _turn_response(request, campaign, character, error=error, status=status)
+
+
+@require_POST
+def turn_act(request, campaign_id: int, encounter_id: int):
+    """A player takes their own character's turn (the GM may too): one action from the turn panel."""
+    return _turn_post(request, campaign_id, encounter_id, _act)
+
+
+@require_POST
+def turn_defend(request, campaign_id: int, encounter_id: int):
+    """A player answers the attack waiting on their character (the GM may too): their defence."""
+    return _turn_post(request, campaign_id, encounter_id, _defend)
 
 
 def _whole(text: str) -> int:

@@ -29,6 +29,35 @@ class TurnRefused(EncounterError):
     """A player tried to act out of their turn, or for a combatant that is not theirs."""
 
 
+# Where a waiting defence lives in ``Encounter.state``: who attacks whom with what, and the system's own
+# part (``rules``: what it rolled before the defender's choice). One waits at a time.
+DEFENCE = "defence"
+
+
+def pending_defence(encounter: Encounter) -> dict[str, Any] | None:
+    """The attack waiting for its target's player to choose the defence, if any."""
+    return (encounter.state or {}).get(DEFENCE)
+
+
+def has_player(encounter: Encounter, combatant: Combatant) -> bool:
+    """Whether a player other than the GM plays ``combatant`` (and so chooses how it defends)."""
+    character = combatant.character
+    return character is not None and character.owner_id != encounter.campaign.gm_id
+
+
+def _waiting(encounter: Encounter, combatants: list[Combatant]) -> str:
+    """Why nothing else may happen now ("" when no defence waits)."""
+    pending = pending_defence(encounter)
+    if pending is None:
+        return ""
+    names = {c.pk: c.name for c in combatants}
+    defender = names.get(pending["defender"], "the target")
+    return (
+        f"{defender} is still choosing how to defend against {names.get(pending['attacker'], 'the attack')}: "
+        f"wait for their player, or resolve it without waiting."
+    )
+
+
 def _claim(encounter: Encounter, version: int) -> None:
     moved = Encounter.objects.filter(pk=encounter.pk, version=version).update(version=F("version") + 1)
     if not moved:
@@ -225,13 +254,18 @@ def encounter_act(
     roller: Roller,
     author,
     prefix: str | None = None,
+    resolve_now: bool = False,
 ) -> list[RollResult]:
     """Do ``action``. ``data`` (a POST, read under ``prefix``) fills the action's own form; the system gets
-    only its cleaned data."""
+    only its cleaned data. ``resolve_now``: the GM settles the target's defence with the form's own
+    inputs rather than asking the target's player."""
     _claim(encounter, version)
     combatants = combatants_of(encounter)
     actor = current_actor(encounter, combatants)
     by_gm = encounter.campaign.is_gm(author)
+    waiting = _waiting(encounter, combatants)
+    if waiting:
+        raise EncounterError(waiting)
     if actor is None or actor.pk != actor_id:
         if by_gm or actor is None:
             raise EncounterError("It is not that combatant's turn.")
@@ -255,10 +289,30 @@ def encounter_act(
         if form_class is not None
         else {}
     )
+    # Aimed at a player's character, the target's player chooses its defence unless the GM resolves now.
+    ask = offered[action].defender_chooses and target is not None and has_player(encounter, target)
     try:
-        lines = combat.act(encounter, actor, action, target, options, roller, author)
+        if ask and not (by_gm and resolve_now):
+            lines, waits = combat.open_defence(encounter, actor, action, target, options, roller, author)
+        else:
+            lines, waits = combat.act(encounter, actor, action, target, options, roller, author), None
     except RulesError as error:
         raise EncounterError(str(error)) from None
+    if waits is not None:
+        encounter.state = {
+            **encounter.state,
+            DEFENCE: {"attacker": actor.pk, "defender": target.pk, "action": action, "rules": waits},
+        }
+        _save(encounter, combatants)
+        _log(encounter, lines, author=author)
+        _announce(encounter)
+        return lines
+    return _after_action(encounter, combatants, actor, action, lines, author=author)
+
+
+def _after_action(encounter, combatants, actor, action, lines, *, author) -> list[RollResult]:
+    """An action done in full: end the turn if it does, pass whoever is out, save, log, announce."""
+    combat = rules_for(encounter.campaign)
     if combat.turn_over(encounter, actor, action):
         lines += _advance(encounter, combatants, author=author)
     lines += _skip_out(encounter, combatants, author=author)
@@ -268,13 +322,63 @@ def encounter_act(
     return lines
 
 
+def _defence_parts(encounter: Encounter, combatants: list[Combatant]):
+    """(the waiting defence, its attacker, its defender), or an EncounterError when none waits."""
+    pending = pending_defence(encounter)
+    by_pk = {c.pk: c for c in combatants}
+    if pending is None or pending["attacker"] not in by_pk or pending["defender"] not in by_pk:
+        raise EncounterError("No attack is waiting for a defence now.")
+    return pending, by_pk[pending["attacker"]], by_pk[pending["defender"]]
+
+
+def defence_of(encounter: Encounter, combatants: list[Combatant]):
+    """(the waiting defence's ``Defence``, attacker, defender), or None when no defence waits."""
+    try:
+        pending, attacker, defender = _defence_parts(encounter, combatants)
+    except EncounterError:
+        return None
+    asked = rules_for(encounter.campaign).defence(encounter, pending["rules"], attacker, defender)
+    return asked, attacker, defender
+
+
+@transaction.atomic
+def encounter_defend(
+    *,
+    encounter: Encounter,
+    version: int,
+    defender_id: int,
+    data: Any,
+    roller: Roller,
+    author,
+    prefix: str | None = "defence",
+) -> list[RollResult]:
+    """The defender's player (or the GM, without waiting) answers the waiting attack: ``data`` (a POST,
+    read under ``prefix``) fills the system's defence form, and the attack resolves with it."""
+    _claim(encounter, version)
+    combatants = combatants_of(encounter)
+    pending, attacker, defender = _defence_parts(encounter, combatants)
+    if defender.pk != defender_id:
+        raise EncounterError("That defence is no longer waiting; look again.")
+    if not may_act_for(author, encounter, defender):
+        raise TurnRefused(f"Only {defender.name}'s player or the GM chooses how {defender.name} defends.")
+    combat = rules_for(encounter.campaign)
+    asked = combat.defence(encounter, pending["rules"], attacker, defender)
+    options = cleaned(asked.form_class, data, prefix=prefix, what="the defence")
+    try:
+        lines = combat.defend(encounter, pending["rules"], attacker, defender, options, roller, author)
+    except RulesError as error:
+        raise EncounterError(str(error)) from None
+    encounter.state = {k: v for k, v in encounter.state.items() if k != DEFENCE}
+    return _after_action(encounter, combatants, attacker, pending["action"], lines, author=author)
+
+
 @transaction.atomic
 def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encounter:
     _claim(encounter, version)
     if encounter.status != Encounter.Status.RUNNING:
         raise EncounterError("The encounter is not running.")
     combatants = combatants_of(encounter)
-    held = rules_for(encounter.campaign).hold(encounter, combatants)
+    held = _waiting(encounter, combatants) or rules_for(encounter.campaign).hold(encounter, combatants)
     if held:
         raise EncounterError(held)
     lines = _advance(encounter, combatants, author=author)
@@ -289,7 +393,9 @@ def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encoun
 def encounter_end(*, encounter: Encounter, version: int) -> Encounter:
     _claim(encounter, version)
     encounter.status = Encounter.Status.ENDED
-    encounter.save(update_fields=["status"])
+    # An attack still waiting for its defence ends with the fight (its to-hit stays in the feed).
+    encounter.state = {k: v for k, v in encounter.state.items() if k != DEFENCE}
+    encounter.save(update_fields=["status", "state"])
     _announce(encounter)
     return encounter
 
@@ -300,6 +406,9 @@ def combatant_move(*, encounter: Encounter, version: int, combatant_id: int, dir
     _claim(encounter, version)
     combatants = combatants_of(encounter)
     combat = rules_for(encounter.campaign)
+    waiting = _waiting(encounter, combatants)
+    if waiting:
+        raise EncounterError(waiting)
     if encounter.status == Encounter.Status.ENDED or not combat.order_settable(encounter, combatants):
         raise EncounterError("The order cannot be changed now.")
     index = next((i for i, c in enumerate(combatants) if c.pk == combatant_id), None)
@@ -322,6 +431,9 @@ def combatant_move(*, encounter: Encounter, version: int, combatant_id: int, dir
 @transaction.atomic
 def combatant_remove(*, encounter: Encounter, version: int, combatant_id: int) -> None:
     _claim(encounter, version)
+    waiting = _waiting(encounter, combatants_of(encounter))
+    if waiting:
+        raise EncounterError(waiting)
     deleted, _ = encounter.combatants.filter(pk=combatant_id).delete()
     if not deleted:
         raise EncounterError("That combatant is not in this encounter.")

@@ -105,6 +105,14 @@ class ActForm(VersionForm):
     actor = IdField(label="Acting combatant")
     action = forms.CharField(max_length=40, label="Action")
     target = IdField(required=False, label="Target")
+    # The GM's: settle the target's defence with the action's own inputs instead of asking its player.
+    resolve_now = forms.BooleanField(required=False, label="Resolve at once (don't ask the target's player)")
+
+
+class DefendForm(VersionForm):
+    """Whose defence answers the waiting attack; the defence's own inputs come under ``defence-``."""
+
+    defender = IdField(label="Defending combatant")
 
 
 class OddsForm(forms.Form):
@@ -157,9 +165,7 @@ class SavedRollForm(forms.Form):
             attrs={"placeholder": "1d20+5 vs 15", "autocomplete": "off", "spellcheck": "false"}
         ),
     )
-    visibility = forms.ChoiceField(
-        label="Who sees it when rolled", choices=Visibility.choices, initial=Visibility.PUBLIC
-    )
+    visibility = forms.ChoiceField(label="Shown to", choices=Visibility.choices, initial=Visibility.PUBLIC)
     character = forms.TypedChoiceField(label="For", coerce=int, required=False, empty_value=None)
 
     def __init__(self, *args, subjects: list[RollSubject] | None = None, **kwargs):

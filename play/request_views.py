@@ -135,7 +135,8 @@ def _prompts(request, character):
     prompts, answered = [], []
     if character.can_edit(request.user):
         system = system_for(character.campaign)
-        for target in roll_requests.open_requests_for(character):
+        waiting, answers = roll_requests.requests_for_sheet(character)
+        for target in waiting:
             asked = target.request
             form = system.options_form(character=character, data=asked.options)
             fits = form.is_valid()
@@ -145,7 +146,7 @@ def _prompts(request, character):
             prompts.append({"target": target, "request": asked, "buttons": buttons, "problems": problems})
         # The sheet keeps showing each answer until the GM closes the request, as the feed shows it to
         # this viewer: a blind request's answer only as the notice that the roll was made.
-        for target in roll_requests.answered_requests_for(character):
+        for target in answers:
             variant = entry_variant_for(request.user, target.entry, character.campaign)
             if variant:
                 mine = target.entry.author_id == request.user.pk

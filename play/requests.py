@@ -59,22 +59,15 @@ def roll_request_create(
     return request
 
 
-def open_requests_for(character: Character):
-    """Requests waiting for this character's answer, oldest first."""
-    return (
-        RollRequestTarget.objects.filter(character=character, entry__isnull=True, request__open=True)
-        .select_related("request")
-        .order_by("request__created_at", "pk")
-    )
-
-
-def answered_requests_for(character: Character):
-    """This character's answers to requests the GM has not closed yet, oldest first (the sheet shows them)."""
-    return (
-        RollRequestTarget.objects.filter(character=character, entry__isnull=False, request__open=True)
+def requests_for_sheet(character: Character) -> tuple[list[RollRequestTarget], list[RollRequestTarget]]:
+    """This character's targets in requests the GM has not closed, oldest first: (those waiting for its
+    answer, those answered; the sheet shows both). One query: the sheet page reads it on every load."""
+    targets = list(
+        RollRequestTarget.objects.filter(character=character, request__open=True)
         .select_related("request", "entry", "entry__author")
         .order_by("request__created_at", "pk")
     )
+    return [t for t in targets if t.entry_id is None], [t for t in targets if t.entry_id is not None]
 
 
 @transaction.atomic

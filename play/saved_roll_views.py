@@ -20,6 +20,7 @@ from campaigns import hooks
 from campaigns.selectors import campaign_for_member, entry_variant_for
 from campaigns.services import CampaignError, RateLimited
 from rules.dice import Roller, RulesError, system_random
+from rules.notation import NotationError
 from sheets.recent import recent_rolls
 from sheets.selectors import character_for_editor
 
@@ -31,8 +32,12 @@ PANEL = "play/_saved_rolls.html"
 PREFIX = "saved"
 
 
-def _context(request, *, campaign, character=None, form=None, notice="", error="") -> dict:
-    """The panel: the table's (the user's rolls for themselves and each character) or one sheet's."""
+def _context(request, *, campaign, character=None, form=None, notice="", error="", caret=None) -> dict:
+    """The panel: the table's (the user's rolls for themselves and each character) or one sheet's.
+
+    ``caret``: the line refused when saved, with a caret under the character at fault (a line that
+    reads but whose chance is out of reach); otherwise the form finds its own.
+    """
     if character is None:
         rolls = saved_rolls.saved_rolls_for_table(request.user, campaign)
         subjects = hooks.roll_subjects(request.user, campaign)
@@ -45,7 +50,7 @@ def _context(request, *, campaign, character=None, form=None, notice="", error="
         "character": character,
         "groups": _groups(rolls, on_sheet=character is not None),
         "form": form,
-        "caret": form.notation_caret(),
+        "caret": caret or form.notation_caret(),
         "notice": notice,
         "error": error,
     }
@@ -109,6 +114,7 @@ def _show_or_add(request, *, campaign, character):
         return _panel(request, campaign=campaign, character=character)
     subjects = hooks.roll_subjects(request.user, campaign) if character is None else None
     form = SavedRollForm(request.POST, prefix=PREFIX, subjects=subjects)
+    caret = None
     if form.is_valid():
         data = form.cleaned_data
         # On the table page the form offers only the user's roll subjects; the model checks it again.
@@ -122,13 +128,15 @@ def _show_or_add(request, *, campaign, character):
             )
         except ValidationError as refused:
             form.add_error(None, refused)
+            if isinstance(refused.__cause__, NotationError):
+                caret = {"text": refused.__cause__.text, "caret": " " * refused.__cause__.index + "^"}
         else:
             notice = f"Saved “{saved.name}”."
             if not request.htmx:
                 return _back(request, campaign=campaign, character=character, message=notice)
             return _panel(request, campaign=campaign, character=character, notice=notice)
     status = 422 if request.htmx else 400
-    return _panel(request, status=status, campaign=campaign, character=character, form=form)
+    return _panel(request, status=status, campaign=campaign, character=character, form=form, caret=caret)
 
 
 def _table_saved(request, campaign_id: int, saved_id: int):

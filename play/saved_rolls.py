@@ -11,7 +11,9 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
-from campaigns.services import table_roll_create
+from campaigns import systems
+from campaigns.services import notation_chance, table_roll_create
+from rules import notation
 
 from .models import SavedRoll
 
@@ -37,7 +39,19 @@ def saved_roll_create(*, campaign, owner, character, name: str, line: str, visib
     saved = SavedRoll(
         campaign=campaign, owner=owner, character=character, name=name, line=line, visibility=visibility
     )
-    saved.full_clean(validate_constraints=False)  # the constraint is the database's, clean() says it first
+    try:  # the constraint is the database's, clean() says it first
+        saved.full_clean(validate_constraints=False)
+    except ValidationError as refused:
+        problems = refused.message_dict
+    else:
+        problems = {}
+    # A line that reads but that the dice box would refuse to roll: refused now, beside any other problem.
+    out_of_reach = None if "line" in problems else _out_of_reach(saved)
+    if out_of_reach is not None:
+        # The NotationError is the cause, for the view's caret under the line.
+        raise ValidationError({**problems, "line": [str(out_of_reach)]}) from out_of_reach
+    if problems:
+        raise ValidationError(problems)
     with transaction.atomic():
         scope = SavedRoll.objects.filter(owner=owner, campaign=campaign, character=character)
         if scope.count() >= SavedRoll.MAX_PER_SCOPE:
@@ -46,6 +60,17 @@ def saved_roll_create(*, campaign, owner, character, name: str, line: str, visib
             )
         saved.save()
     return saved
+
+
+def _out_of_reach(saved: SavedRoll) -> notation.NotationError | None:
+    """The dice box's refusal of a line whose exact chance is out of reach (its own message), if any."""
+    campaign = saved.campaign
+    dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
+    try:
+        notation_chance(notation.parse(saved.line), saved.line, **dice_options)
+    except notation.NotationError as error:
+        return error
+    return None
 
 
 def saved_roll_delete(*, saved_roll: SavedRoll, user) -> None:

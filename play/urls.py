@@ -16,6 +16,11 @@ urlpatterns = [
          name="turn_act"),
     path("campaigns/<int:campaign_id>/turn/<int:encounter_id>/odds/", encounter_views.encounter_odds,
          name="encounter_odds"),
+    # The defence a player chooses when an attack on their character waits for it, and its odds.
+    path("campaigns/<int:campaign_id>/turn/<int:encounter_id>/defend/", encounter_views.turn_defend,
+         name="turn_defend"),
+    path("campaigns/<int:campaign_id>/turn/<int:encounter_id>/defence-odds/", encounter_views.defence_odds,
+         name="defence_odds"),
     path("characters/<int:character_id>/turn/", encounter_views.sheet_turn, name="sheet_turn"),
     path("campaigns/<int:campaign_id>/requests/", request_views.requests_gm, name="requests_gm"),
     path("campaigns/<int:campaign_id>/requests/<int:request_id>/result/", request_views.request_result,

@@ -4,13 +4,16 @@ A pool ``XkY`` rolls X ten-sided dice and adds up the Y best. A die showing 10 i
 again and the new face added to the same die (an "exploding" die) before anything is kept.
 Every odds figure here is an exact :class:`fractions.Fraction`: although exploding dice have
 no upper bound, only finitely many outcomes fall short of a TN, so the tail can be lumped.
+
+A skill roll with an emphasis that applies re-rolls each die whose first face is a 1, once, and keeps
+the new die whatever it shows (L5R 4th edition, "Emphases"; ``reroll_ones``).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
@@ -333,6 +336,7 @@ class Pool:
     raises_allowed: bool = True  # unskilled rolls may not raise
     attack: bool = False  # a failed attack gets no second attempt
     label: str = ""
+    reroll_ones: bool = False  # an emphasis applies: each die first showing 1 is rolled again, once
 
     def __post_init__(self):
         _count("rolled dice", self.rolled, 0)
@@ -351,19 +355,21 @@ class Pool:
 
     def chance(self, tn: int, *, odd_die_bonus: bool = False) -> Fraction:
         return chance(
-            self.rolled, self.kept, tn, explode=self.explode, bonus=self.bonus, odd_die_bonus=odd_die_bonus
+            self.rolled,
+            self.kept,
+            tn,
+            explode=self.explode,
+            bonus=self.bonus,
+            odd_die_bonus=odd_die_bonus,
+            reroll_ones=self.reroll_ones,
         )
 
     def with_bonus(self, extra: int) -> Pool:
-        return Pool(
-            self.rolled,
-            self.kept,
-            self.bonus + _int("bonus", extra),
-            self.explode,
-            self.raises_allowed,
-            self.attack,
-            self.label,
-        )
+        return replace(self, bonus=self.bonus + _int("bonus", extra))
+
+    def with_emphasis(self) -> Pool:
+        """The same pool with an emphasis applying: 1s on the first roll are rolled again, once."""
+        return replace(self, reroll_ones=True)
 
 
 def skill_pool(trait: int, skill: int, *, bonus: int = 0, attack: bool = False, label: str = "") -> Pool:
@@ -466,29 +472,32 @@ def second_attempt_needs_new_situation(trait: str) -> bool:
 # ------------------------------------------------------------------ contests, cooperation, cumulative
 
 
-def contested(
-    total_a: int, total_b: int, *, raises_a: int = 0, raises_b: int = 0, tie_allowed: bool = False
-) -> str:
-    """Who wins a two-sided contest: "a", "b", "reroll" on a tie (or "tie" where a tie can stand).
+def contest_winner(totals: Sequence[int], *, raises: Sequence[int] | None = None) -> int | None:
+    """Index of the winner of a contested roll of two or more, or None when the top is tied (re-roll).
 
-    The higher total wins, unless it declared raises and did not beat the other by 5 per raise:
-    then it failed, and the other side prevails.
+    The highest total wins, unless it declared raises and did not beat every other contestant still
+    standing by 5 per raise: then it failed, drops out, and the rest are judged the same way. Two sides
+    are the book's usual case ("by an increment of 5 for every Raise declared"); several are its "multiple
+    characters ... the player who rolls the highest".
     """
-    total_a, total_b = _int("total", total_a), _int("total", total_b)
-    if total_a == total_b:
-        return "tie" if tie_allowed else "reroll"
-    if total_a > total_b:
-        return "a" if total_a - total_b >= RAISE_STEP * raises_a else "b"
-    return "b" if total_b - total_a >= RAISE_STEP * raises_b else "a"
-
-
-def contest_winner(totals: Sequence[int]) -> int | None:
-    """Index of the single highest total among several contestants, or None when the top is tied (re-roll)."""
     totals = [_int("total", t) for t in totals]
-    if not totals:
-        raise RulesError("A contest needs at least one roll.")
-    best = max(totals)
-    return totals.index(best) if totals.count(best) == 1 else None
+    if len(totals) < 2:
+        raise RulesError("A contest needs at least two rolls.")
+    declared = [0] * len(totals) if raises is None else [_int("number of raises", r) for r in raises]
+    if len(declared) != len(totals) or min(declared) < 0:
+        raise RulesError("Give each contestant's raises (0 or more), one per roll.")
+    standing = list(range(len(totals)))
+    while len(standing) > 1:
+        best = max(totals[i] for i in standing)
+        leaders = [i for i in standing if totals[i] == best]
+        if len(leaders) > 1:
+            return None
+        leader = leaders[0]
+        runner_up = max(totals[i] for i in standing if i != leader)
+        if best - runner_up >= RAISE_STEP * declared[leader]:
+            return leader
+        standing.remove(leader)  # its raises were not beaten by: it failed the roll
+    return standing[0]
 
 
 def group_effort_bonus(helper_ranks: Iterable[int]) -> int:
@@ -638,6 +647,8 @@ class RollResult:
     success: bool | None
     explode: bool
     notation: str  # the pool actually rolled, after the Ten Dice Rule
+    #: Positions of the dice whose first face, a 1, an emphasis rolled again (their chain is the new die).
+    rerolled: tuple[int, ...] = ()
 
     @property
     def outcome(self) -> Outcome:
@@ -653,9 +664,16 @@ def resolve(
     bonus: int = 0,
     tn: int | None = None,
     choose: Iterable[int] | None = None,
+    rerolled: Iterable[int] = (),
 ) -> RollResult:
-    """Read a rolled pool (already folded by the Ten Dice Rule): totals, kept dice, total, success."""
+    """Read a rolled pool (already folded by the Ten Dice Rule): totals, kept dice, total, success.
+
+    ``rerolled`` names the dice an emphasis rolled again (each first showed a 1); their chains are the
+    new dice, which stand whatever they show."""
     chains = tuple(tuple(c) for c in chains)
+    rerolled = tuple(sorted(set(rerolled)))
+    if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(chains) for i in rerolled):
+        raise RulesError("A re-rolled die must be one of the roll's dice.")
     totals = tuple(die_total(c, explode=explode) for c in chains)
     if kept > len(totals):
         raise RulesError(f"You cannot keep {kept} of {len(totals)} dice.")
@@ -663,7 +681,7 @@ def resolve(
     total = sum(totals[i] for i in positions) + _int("bonus", bonus)
     success = None if tn is None else total >= _int("TN", tn)
     notation = f"{'' if explode else 'u'}{len(totals)}k{kept}" + (f"{bonus:+d}" if bonus else "")
-    return RollResult(chains, totals, positions, bonus, total, tn, success, explode, notation)
+    return RollResult(chains, totals, positions, bonus, total, tn, success, explode, notation, rerolled)
 
 
 def roll(
@@ -675,11 +693,19 @@ def roll(
     bonus: int = 0,
     tn: int | None = None,
     odd_die_bonus: bool = False,
+    reroll_ones: bool = False,
 ) -> RollResult:
-    """Roll XkY on the server: Ten Dice Rule, exploding tens, keep the highest."""
+    """Roll XkY on the server: Ten Dice Rule, exploding tens, keep the highest.
+
+    With ``reroll_ones`` (an emphasis), once every die is rolled each one whose first face is a 1 is
+    rolled again, in order, as a whole new die (it may explode); the new die stands even on another 1."""
     rolled, kept, bonus = ten_dice(rolled, kept, bonus, odd_die_bonus=odd_die_bonus)
-    chains = [roller.chain(SIDES, explode_on=SIDES if explode else None) for _ in range(rolled)]
-    return resolve(chains, kept, explode=explode, bonus=bonus, tn=tn)
+    explode_on = SIDES if explode else None
+    chains = [roller.chain(SIDES, explode_on=explode_on) for _ in range(rolled)]
+    rerolled = [i for i, chain in enumerate(chains) if reroll_ones and chain[0] == 1]
+    for i in rerolled:
+        chains[i] = roller.chain(SIDES, explode_on=explode_on)
+    return resolve(chains, kept, explode=explode, bonus=bonus, tn=tn, rerolled=rerolled)
 
 
 def roll_pool(
@@ -694,6 +720,7 @@ def roll_pool(
         bonus=pool.bonus,
         tn=tn,
         odd_die_bonus=odd_die_bonus,
+        reroll_ones=pool.reroll_ones,
     )
 
 
@@ -706,6 +733,7 @@ def rekeep(result: RollResult, choose: Iterable[int]) -> RollResult:
         bonus=result.bonus,
         tn=result.tn,
         choose=choose,
+        rerolled=result.rerolled,
     )
 
 
@@ -713,13 +741,23 @@ def rekeep(result: RollResult, choose: Iterable[int]) -> RollResult:
 
 
 @lru_cache(maxsize=512)
-def _die_weights(cap: int, explode: bool) -> tuple[tuple[tuple[int, int], ...], int]:
+def _die_weights(
+    cap: int, explode: bool, reroll_ones: bool = False
+) -> tuple[tuple[tuple[int, int], ...], int]:
     """One die's value, capped at ``cap`` (the top value lumps everything >= cap), as integer weights.
 
     Returns ((value, weight), ...) from the highest value down, and the scale: weights add up
     to 10**scale. An exploding die shows 10m + r (r in 1..9) with chance 10**-(m+1); no
     multiple of 10 can be its final value.
+
+    With ``reroll_ones`` a first face of 1 (chance 1/10) is replaced by a fresh die D, so
+    P(v) = D(v)/10 + D(v) for every v but 1 (a first face of 1 is never final), and P(1) = D(1)/10:
+    over one more power of ten, weight 11w for each value but 1, and w for 1 (10w if 1 is the lump).
     """
+    if reroll_ones:
+        rows, scale = _die_weights(cap, explode)
+        top = rows[0][0]
+        return tuple((v, w * (10 if v == top else 1) if v == 1 else 11 * w) for v, w in rows), scale + 1
     if not explode:
         scale = 1
         rows = [(v, 1) for v in range(min(cap - 1, SIDES), 0, -1)]
@@ -736,7 +774,9 @@ def _die_weights(cap: int, explode: bool) -> tuple[tuple[tuple[int, int], ...], 
     return tuple(rows), scale
 
 
-def _kept_sum_counts(n: int, k: int, cap: int, explode: bool, tail_only: bool) -> tuple[tuple[int, ...], int]:
+def _kept_sum_counts(
+    n: int, k: int, cap: int, explode: bool, tail_only: bool, reroll_ones: bool = False
+) -> tuple[tuple[int, ...], int]:
     """How the sum of the best k of n dice falls, each die and the sum capped at ``cap``.
 
     Returns (counts, scale): counts[s] / 10**(scale*n) is P(sum == s) for s < cap and
@@ -747,7 +787,7 @@ def _kept_sum_counts(n: int, k: int, cap: int, explode: bool, tail_only: bool) -
     deciding how many of the n dice show each value; the first k placed are the kept ones.
     Once k dice are placed the sum is fixed and the rest only need to be lower.
     """
-    rows, scale = _die_weights(cap, explode)
+    rows, scale = _die_weights(cap, explode, reroll_ones)
     out = [0] * (cap + 1)
     if k == 0:
         out[0] = 10 ** (scale * n)
@@ -815,19 +855,21 @@ def chance(
     explode: bool = True,
     bonus: int = 0,
     odd_die_bonus: bool = False,
+    reroll_ones: bool = False,
 ) -> Fraction:
-    """Exact P(total >= tn) for XkY (+bonus) after the Ten Dice Rule, exploding tens unless told not to."""
+    """Exact P(total >= tn) for XkY (+bonus) after the Ten Dice Rule, exploding tens unless told not to;
+    ``reroll_ones``: an emphasis applies (each die first showing 1 rolled again, once)."""
     n, k, bonus = ten_dice(rolled, kept, bonus, odd_die_bonus=odd_die_bonus)
-    return _chance(n, k, _check_target(tn, bonus), bool(explode))
+    return _chance(n, k, _check_target(tn, bonus), bool(explode), bool(reroll_ones))
 
 
 @lru_cache(maxsize=4096)
-def _chance(n: int, k: int, target: int, explode: bool) -> Fraction:
+def _chance(n: int, k: int, target: int, explode: bool, reroll_ones: bool = False) -> Fraction:
     if target <= k:
         return Fraction(1)  # every die shows at least 1
     if not explode and target > SIDES * k:
         return Fraction(0)
-    counts, scale = _kept_sum_counts(n, k, target, explode, True)
+    counts, scale = _kept_sum_counts(n, k, target, explode, True, reroll_ones)
     return Fraction(counts[target], 10 ** (scale * n))
 
 
@@ -840,6 +882,7 @@ def total_curve(
     odd_die_bonus: bool = False,
     low: int | None = None,
     high: int | None = None,
+    reroll_ones: bool = False,
 ) -> dict[int, Fraction]:
     """Exact P(total >= t) for each t from ``low`` to ``high`` (default: lowest total to 10 per kept die)."""
     n, k, bonus = ten_dice(rolled, kept, bonus, odd_die_bonus=odd_die_bonus)
@@ -850,15 +893,15 @@ def total_curve(
     if high - low > 1000:
         raise RulesError("That curve is too wide to draw.")
     _check_target(high, bonus)
-    return dict(_curve(n, k, bonus, low, high, bool(explode)))
+    return dict(_curve(n, k, bonus, low, high, bool(explode), bool(reroll_ones)))
 
 
 @lru_cache(maxsize=512)
 def _curve(
-    n: int, k: int, bonus: int, low: int, high: int, explode: bool
+    n: int, k: int, bonus: int, low: int, high: int, explode: bool, reroll_ones: bool = False
 ) -> tuple[tuple[int, Fraction], ...]:
     cap = max(high - bonus, 1)
-    counts, scale = _kept_sum_counts(n, k, cap, explode, False)
+    counts, scale = _kept_sum_counts(n, k, cap, explode, False, reroll_ones)
     denominator = 10 ** (scale * n)
     at_least = [0] * (cap + 2)
     for s in range(cap, -1, -1):

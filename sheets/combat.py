@@ -45,6 +45,22 @@ class Action:
     gm_fields: tuple[str, ...] = ()
     # An action that is the GM's alone (setting up a task for the scene): never offered to a player.
     gm_only: bool = False
+    # The target chooses its own defence (a dodge, a trait to hold it off): aimed at a player's
+    # character, the action waits for that player (``CombatRules.open_defence`` then ``defend``) unless
+    # the GM resolves it at once with the form's own defence inputs.
+    defender_chooses: bool = False
+
+
+@dataclass(frozen=True)
+class Defence:
+    """What a waiting defence asks the defender's player: the choice, and the odds against each option."""
+
+    prompt: str  # "Bandit hits Larry Booker: dodge, or take the damage?"
+    form_class: type[forms.Form]  # the defender's inputs
+    label: str = "Defend"  # the button that answers
+    help: str = ""
+    # Each main option with the exact chance the defence holds with it ("Dodge with Quick 4", 4/9).
+    odds: tuple[tuple[str, Fraction], ...] = ()
 
 
 class CombatRules:
@@ -119,6 +135,41 @@ class CombatRules:
         """The exact chance that ``action`` (with the cleaned ``data`` of its form, at ``target``)
         succeeds, as the roll ``act`` makes would record it; None when it rolls nothing."""
         return None
+
+    # ----- a defence the defender's player chooses (for actions with ``defender_chooses``) -----------
+
+    def open_defence(
+        self, encounter, actor, action: str, target, data: dict[str, Any], roller: Roller, author
+    ) -> tuple[list[RollResult], dict[str, Any] | None]:
+        """Do ``action`` at a player's character up to the defender's choice: roll what comes before it
+        (an attack's to-hit) and return those lines with what the defence needs later (plain JSON), or
+        None for the state when nothing is left to choose (a miss, no dodge left) and the action is done.
+        ``data`` is the action's cleaned form; its defence inputs are not used."""
+        raise NotImplementedError
+
+    def defence(self, encounter, pending: dict[str, Any], attacker, defender) -> Defence:
+        """What ``defender``'s player is asked while the action ``pending`` describes waits."""
+        raise NotImplementedError
+
+    def defence_chance(
+        self, encounter, pending: dict[str, Any], attacker, defender, data: dict[str, Any]
+    ) -> Fraction | None:
+        """The exact chance the defence with these choices (``Defence.form_class``'s cleaned data)
+        holds the attack off, as ``defend`` would record it."""
+        return None
+
+    def defend(
+        self,
+        encounter,
+        pending: dict[str, Any],
+        attacker,
+        defender,
+        data: dict[str, Any],
+        roller: Roller,
+        author,
+    ) -> list[RollResult]:
+        """Finish the waiting action with the defender's choices: roll the defence and what follows."""
+        raise NotImplementedError
 
     def summary(self, combatant, *, for_gm: bool) -> str:
         """The key numbers shown beside the combatant (players see less of the GM's side)."""

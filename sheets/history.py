@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import prefetch_related_objects
 
 from campaigns import realtime
@@ -94,7 +94,7 @@ def snapshot(character: Character, *, reread: bool = True) -> dict[str, Any]:
     return values
 
 
-# Stands for "no such value" where a row appeared or vanished; such a change cannot be undone.
+# Stands for "no such value" where a row appeared or vanished (an undo takes it off or puts it back).
 MISSING = {"$missing": True}
 
 
@@ -152,24 +152,151 @@ def _model_for(model_name: str) -> type[models.Model]:
     raise UndoRefused("This change touched something the sheet no longer has.")
 
 
+def _row_key(address: str) -> tuple[str, int]:
+    model_name, pk, _ = address.split(":")
+    return model_name, int(pk)
+
+
+def _field_label(address: str, *sources: dict[str, Any]) -> str:
+    """A value as a player knows it: "Stealth's rank", "xp" (a row's own name, when it has one)."""
+    model_name, pk, attname = address.split(":")
+    field = next((f for f in _model_for(model_name)._meta.concrete_fields if f.attname == attname), None)
+    label = str(field.verbose_name) if field is not None else attname
+    if model_name == "character":
+        return label
+    row_name = next((s[f"{model_name}:{pk}:name"] for s in sources if f"{model_name}:{pk}:name" in s), None)
+    return f"{row_name}'s {label}" if isinstance(row_name, str) and row_name else label
+
+
+def _row_label(row: tuple[str, int], *sources: dict[str, Any]) -> str:
+    """A row as a player knows it: its name ("Stealth"), or what it is when it has none."""
+    model_name, pk = row
+    name = next((s[f"{model_name}:{pk}:name"] for s in sources if f"{model_name}:{pk}:name" in s), None)
+    return name if isinstance(name, str) and name else f"a {_model_for(model_name)._meta.verbose_name}"
+
+
+def _listed(items: list[str], most: int = 3) -> str:
+    shown = items[:most] + ([f"{len(items) - most} more"] if len(items) > most else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _moved_message(change: SheetChange, moved: list[str], current: dict[str, Any]) -> str:
+    """What changed since ``change``, named: a value set again, a row added by it and gone since."""
+    gone, items = set(), []
+    for address in sorted(moved):  # in address order: PostgreSQL's JSON keeps no key order
+        row = _row_key(address)
+        if current.get(address, MISSING) == MISSING:
+            if row not in gone:
+                gone.add(row)
+                items.append(f"{_row_label(row, change.after, change.before)} is no longer on the sheet")
+            continue
+        then, now = change.after[address], current[address]
+        items.append(
+            f"{_field_label(address, current, change.after, change.before)} changed again since"
+            f" ({_shown(then)} then, {_shown(now)} now)"
+        )
+    return f"{_listed(items)}; undo the later change first."
+
+
+def _shown(value: Any) -> str:
+    return "nothing" if value is None or value == "" or value == MISSING else str(value)
+
+
+def _character_field(model: type[models.Model]) -> str:
+    """The attname of a system row's link to its character (snapshots leave it out of the values)."""
+    relation = next(r for r in Character._meta.related_objects if r.related_model is model)
+    return relation.field.attname
+
+
+def _restore_rows(character: Character, rows: dict[tuple[str, int], dict[str, Any]], change) -> None:
+    """Put back rows the change removed, with their ids and every value they had."""
+    for (model_name, pk), values in rows.items():
+        model = _model_for(model_name)
+        label = _row_label((model_name, pk), change.before)
+        if model.objects.filter(pk=pk).exists():
+            raise UndoRefused(f"{label}, which this change removed, is back on the sheet already.")
+        try:
+            with transaction.atomic():
+                model(pk=pk, **{_character_field(model): character.pk}, **values).save(force_insert=True)
+        except IntegrityError:
+            raise UndoRefused(
+                f"{label}, which this change removed, cannot come back as it was: something on the "
+                "sheet now stands in its way (the same name, most likely); undo the later change first."
+            ) from None
+
+
+def _check_links(change: SheetChange, written: dict[str, Any]) -> None:
+    """Every link the undo wrote must lead to a row that exists.
+
+    The database checks links only at commit; checked here (rows put back included), a link to a row
+    removed since is refused with its name rather than failing the commit.
+    """
+    for address, target in written.items():
+        model_name, _, attname = address.split(":")
+        field = next((f for f in _model_for(model_name)._meta.concrete_fields if f.attname == attname), None)
+        if field is None or not field.is_relation or target is None:
+            continue
+        if not field.related_model.objects.filter(pk=target).exists():
+            raise UndoRefused(
+                f"{_field_label(address, change.before)} led to something no longer on the sheet; "
+                "it cannot be put back as it was."
+            )
+
+
 @transaction.atomic
 def change_undo(*, change: SheetChange, author) -> SheetChange:
-    """Put back the values a change replaced, if nothing has changed them again since."""
+    """Undo a change, if nothing has changed what it wrote since: put back the values it replaced,
+    take off the rows it added and put back the rows it removed (with their ids and values).
+
+    The result is checked to be exactly the sheet as it was before the change, as far as the change
+    touched it, and nothing else: an undo that would also change another row (say, gear attached to an
+    item it takes off) is refused, and every refusal leaves the sheet as it was.
+    """
     if SheetChange.objects.filter(undoes=change).exists():
         raise UndoRefused("That change was already undone.")
     character = Character.objects.select_for_update().get(pk=change.character_id)
     current = snapshot(character)
-    if MISSING in change.before.values() or MISSING in change.after.values():
-        raise UndoRefused("This change added or removed a row; it cannot be undone value by value.")
     moved = [key for key, value in change.after.items() if current.get(key, MISSING) != value]
     if moved:
-        raise UndoRefused("Those values changed again since; undo the later change first.")
+        raise UndoRefused(_moved_message(change, moved, current))
+    by_row: dict[tuple[str, int], dict[str, tuple[Any, Any]]] = {}
+    for key, before in change.before.items():
+        by_row.setdefault(_row_key(key), {})[key.rsplit(":", 1)[1]] = (before, change.after.get(key, MISSING))
+    added, removed, values = [], {}, []
+    for row, fields in by_row.items():
+        if all(before == MISSING for before, _ in fields.values()):
+            added.append(row)
+        elif all(after == MISSING for _, after in fields.values()):
+            removed[row] = {attname: before for attname, (before, _) in fields.items()}
+        elif any(MISSING in pair for pair in fields.values()):
+            raise UndoRefused("This change touched something the sheet no longer has.")
+        else:
+            values.extend((row, attname, before) for attname, (before, _) in fields.items())
     with recorded(character, author=author, reason=f"Undo: {change.reason}") as box:
-        for key, value in change.before.items():
-            model_name, pk, attname = key.split(":")
-            _model_for(model_name).objects.filter(pk=int(pk)).update(**{attname: value})
+        _restore_rows(character, removed, change)
+        for (model_name, pk), attname, value in values:
+            _model_for(model_name).objects.filter(pk=pk).update(**{attname: value})
+        for model_name, pk in added:
+            _model_for(model_name).objects.filter(pk=pk).delete()
+        _check_links(change, {k: v for k, v in change.before.items() if v != MISSING})
         character.refresh_from_db()
         Character.objects.filter(pk=character.pk).update(version=models.F("version") + 1)
+        whole_rows = set(added) | set(removed)
+        expected = {k: v for k, v in current.items() if _row_key(k) not in whole_rows}
+        expected.update({k: v for k, v in change.before.items() if v != MISSING})
+        # Of a row put back, only what the change recorded is compared (a field added since has its default).
+        result = {
+            key: value
+            for key, value in snapshot(character).items()
+            if key in change.before or _row_key(key) not in whole_rows
+        }
+        also = list(diff(expected, result)[0])
+        if also:
+            # Rolls the whole undo back with the transaction.
+            names = [_field_label(key, current, result) for key in also]
+            raise UndoRefused(
+                f"Undoing this would also change {_listed(names)}; undo the later change first."
+            )
     undo = box["change"]
     if undo is None:
         raise UndoRefused("Nothing to undo: the values are already as they were.")

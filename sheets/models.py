@@ -62,7 +62,9 @@ class SheetChange(models.Model):
     """One recorded change to a sheet: who, when, why, and each value before and after.
 
     ``before`` and ``after`` map a value's address ("<model>:<pk>:<field>") to its value, holding only
-    what changed, so an undo writes back exactly those values and nothing else.
+    what changed, so an undo writes back exactly those values and nothing else. A row added or removed
+    has every value on one side and ``{"$missing": true}`` on the other: enough for an undo to take it
+    off, or to put it back with its id.
     """
 
     character = models.ForeignKey("sheets.Character", on_delete=models.CASCADE, related_name="changes")

@@ -49,7 +49,7 @@ def character_edit(*, character: Character, path: str, raw: str, version: int, a
     character.claim_version(version)
     field = editable_field(character, path)
     if field.gm_only and not character.campaign.is_gm(author):
-        raise ValidationError(f"Only the GM changes {field.label} by hand; play and XP change it.")
+        raise ValidationError(f"Only the GM changes {field.label} by hand; play changes it.")
     value = FieldEditForm(field, data={"value": raw}).value()
     with recorded(character, author=author, reason=f"Edited {field.label}"):
         if path in BASE_PATHS:

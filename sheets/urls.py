@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import views, xp
+from . import recent, views, xp
 from .registry import game_systems
 
 urlpatterns = [
@@ -13,6 +13,7 @@ urlpatterns = [
     path("characters/<int:character_id>/roll/<str:key>/", views.sheet_roll, name="sheet_roll"),
     path("characters/<int:character_id>/export/", views.sheet_export, name="sheet_export"),
     path("characters/<int:character_id>/history/", views.sheet_history, name="sheet_history"),
+    path("characters/<int:character_id>/recent/", recent.sheet_recent, name="sheet_recent"),
     path("characters/<int:character_id>/history/<int:change_id>/undo/", views.sheet_undo, name="sheet_undo"),
     path(
         "characters/<int:character_id>/history/download.<str:kind>",

@@ -19,7 +19,7 @@ from campaigns.selectors import campaign_for_gm, campaign_for_member, entry_vari
 from rules.dice import Roller, RulesError, system_random
 
 from . import edit, history, selectors, services, transfer
-from .forms import VERSION_FIELD, CharacterImportForm
+from .forms import STALE_MESSAGE, VERSION_FIELD, CharacterImportForm, seen_version
 from .models import Character, StaleVersion
 from .registry import system_for
 
@@ -328,6 +328,39 @@ def sheet_undo(request, character_id: int, change_id: int):
     else:
         messages.success(request, f"Undone: {change.reason}.")
     return redirect("sheet_history", character_id=character.pk)
+
+
+def _form_refused(request, form) -> None:
+    """Each error with the label of the field at fault, as one message above the sheet."""
+    for name, errors in form.errors.items():
+        text = " ".join(errors)
+        label = form.fields[name].label if name in form.fields else ""
+        messages.error(request, f"{label}: {text}" if label and not text.startswith(label) else text)
+
+
+def sheet_action(request, character, act, done, *, form=None, refused=None):
+    """A system's action from its sheet page (a rest, a trait added, a repair), answered above the sheet.
+
+    Validates ``form`` (if any), runs ``act(cleaned_data, seen_version)`` with the version the page saw,
+    and says ``done(result)`` on success. An invalid form gets each error with its field's label, a page
+    that missed a change the stale-sheet message, a rule's refusal (ValidationError) its messages, or
+    what ``refused(request, error)`` makes of them; nothing changes then.
+    """
+    if form is not None and not form.is_valid():
+        _form_refused(request, form)
+    else:
+        try:
+            result = act(form.cleaned_data if form is not None else {}, seen_version(request.POST))
+        except StaleVersion:
+            messages.error(request, STALE_MESSAGE)
+        except ValidationError as refusal:
+            if refused is not None:
+                refused(request, refusal)
+            else:
+                messages.error(request, " ".join(refusal.messages))
+        else:
+            messages.success(request, done(result))
+    return redirect(character)
 
 
 def party_panel(request, campaign):

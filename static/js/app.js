@@ -59,6 +59,16 @@
     var form = event.target;
     if (form.matches && form.matches("form[data-inline-edit]")) { form.dataset.submitting = "1"; }
   }, true);
+  // A sheet's plain forms (rest, a new trait, ...) carry the version the page was drawn at, marked
+  // data-sheet-version; the page's own saves since then moved #sheet-version on. Send the newer of the
+  // two, so the player's own edit does not make their next form look stale.
+  document.addEventListener("submit", function (event) {
+    var current = document.getElementById("sheet-version");
+    if (!current || !event.target.querySelectorAll) { return; }
+    event.target.querySelectorAll("input[data-sheet-version]").forEach(function (input) {
+      input.value = String(Math.max(Number(input.value) || 0, Number(current.value) || 0));
+    });
+  }, true);
 
   // Keyboard users keep their place. A roll disables its button while it runs (and may redraw the
   // buttons), a save swaps the form for the value: either drops focus on <body>. Put it back on the same

@@ -47,6 +47,8 @@ def reload(encounter):
 
 
 def act(encounter, actor, action, target, data, *faces, gm):
+    """The GM's action, the target's dodge included: resolved at once rather than asking its player
+    (tests/campaigns/test_defence.py plays the player's own choice)."""
     return services.encounter_act(
         encounter=encounter,
         version=encounter.version,
@@ -57,6 +59,7 @@ def act(encounter, actor, action, target, data, *faces, gm):
         prefix=action,
         roller=roller(*faces),
         author=gm,
+        resolve_now=True,
     )
 
 

@@ -321,14 +321,16 @@ def test_players_see_the_panel_but_not_npc_numbers(fight, gm, player, client_for
 
 
 def as_shown(action, actor, combatants, encounter):
-    """What the browser posts for ``action`` untouched: each initial value, or a list's first option."""
+    """What the browser posts for ``action`` untouched: each initial value; with none, a list's blank
+    option (Django marks it selected), else its first."""
     offered = {a.key: a for a in freefall_combat.actions(encounter, actor, combatants)}[action]
     form = offered.form_class(prefix=action)
     data = {}
     for field in form:
         value = field.value()
         if value is None and getattr(field.field, "choices", None):
-            value = list(field.field.choices)[0][0]
+            values = [choice for choice, _ in field.field.choices]
+            value = "" if "" in values else values[0]
         if value not in (None, False):
             data[field.name] = value
     return {name.removeprefix(f"{action}-"): value for name, value in data.items()}
@@ -373,6 +375,31 @@ def test_default_encounter_forms_are_accepted_as_first_shown(fight, gm):
     encounter, by = act(encounter, gm, by["Vesna Kade"], "resolve", data=shown)
     vesna.refresh_from_db()
     assert vesna.freefall.harm1_state == "perm"
+
+
+def test_rule_have_the_gear_a_weapon_attack_is_accepted_as_first_shown(fight, gm, player):
+    """FREE/FALL l.19, "HAVE THE GEAR: The tool is the skill": a player's attack form, as first shown to a
+    character with a weapon, names that weapon beside the "gear" prerequisite, so declaring it untouched
+    is accepted (it was refused with "name the gear" while bare hands showed chosen)."""
+    encounter, vesna, ganger = fight
+    services.encounter_start(encounter=encounter, version=encounter.version, roller=Roller(), author=gm)
+    encounter, by = reload(encounter)
+    shown = as_shown("attack", by["Vesna Kade"], services.combatants_of(encounter), encounter)
+    assert (shown["gear"], shown["prerequisite"]) == ("Rail pistol", "gear")
+    services.encounter_act(
+        encounter=encounter,
+        version=encounter.version,
+        actor_id=by["Vesna Kade"].pk,
+        action="attack",
+        target_id=ganger.pk,
+        data={f"attack-{name}": value for name, value in shown.items()},
+        prefix="attack",
+        roller=Roller(FixedFaces(())),
+        author=player,
+    )
+    encounter, by = reload(encounter)
+    declaring = by["Vesna Kade"].state["declaring"]
+    assert [(row["gear"], row["dv"], row["piercing"]) for row in declaring] == [("Rail pistol", 3, True)]
 
 
 @pytest.fixture
@@ -434,6 +461,17 @@ def test_hacking_uses_the_program_its_tier_bonus_and_a_natural_1_compromises_it(
             encounter, gm, by["Osei Marr"], "hack",
             data={"name": "Again", "dice": 1, "difficulty": "hard", "program": "Icebreaker"},
         )  # fmt: skip
+
+
+def test_rule_active_program_a_hack_shows_the_first_running_program(netrun, gm):
+    """FREE/FALL l.134, "REQ: Active Program ... OR Specialty": the hack form as first shown uses the first
+    running program (its tier bonus), not the specialty; a compromised one is not offered."""
+    encounter, osei = netrun
+    osei.ff_programs.filter(name="Firewall").update(compromised=True)
+    encounter, by = reload(encounter)
+    shown = as_shown("hack", by["Osei Marr"], services.combatants_of(encounter), encounter)
+    first_running = next(p.name for p in osei.ff_programs.all() if not p.compromised)
+    assert shown["program"] == first_running != "Firewall"
 
 
 def test_a_program_compromised_earlier_in_the_round_cannot_run_its_second_hack(netrun, gm):

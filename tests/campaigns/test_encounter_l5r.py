@@ -15,19 +15,7 @@ from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
 from sheets.systems.l5r.combat import L5RCombat
 from sheets.systems.l5r.models import L5RSheet
-
-BANDIT = {
-    "reflexes": 2,
-    "agility": 3,
-    "strength": 3,
-    "earth": 2,
-    "void": 2,
-    "insight_rank": 1,
-    "attack_skill": 2,
-    "weapon_rolled": 3,
-    "weapon_kept": 2,
-    "armor": 5,
-}
+from tests.npcs import L5R_BANDIT
 
 
 def roller(*faces):
@@ -43,7 +31,7 @@ def fight(make_campaign, gm, player, other_player):
     shinai = campaign.characters.get(name="Bayushi Shinai")
     encounter = services.encounter_create(campaign=campaign, name="Road")
     services.combatant_add_character(encounter=encounter, character=shinai)
-    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=BANDIT)
+    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=L5R_BANDIT)
     return encounter, shinai, bandit
 
 
@@ -416,7 +404,7 @@ def test_rule_contested_roll(party, gm):
         target=bandit,
     )
     verdict = FeedEntry.objects.filter(label__contains="Contest of Agility").latest("seq")
-    assert verdict.summary == "19 to 12, 2 raises declared: Bandit wins (not beaten by 10)"
+    assert verdict.summary == "19 to 12, 2 raises declared: Bandit wins (Bayushi Shinai not ahead by 10)"
     assert verdict.result["outcome"] == "failure"
     # A tie that can stand; and a quick NPC has no Perception to roll.
     encounter, by_name = reload(encounter)
@@ -443,6 +431,60 @@ def test_rule_contested_roll(party, gm):
             gm=gm,
             target=bandit,
         )
+
+
+def test_rule_contested_roll_of_several(party, gm):
+    """L5R, Contested Rolls (l.57): "It is possible for multiple characters to be involved in a Contested
+    Roll, in which case the player who rolls the highest of those involved is the victor"; a tie at the
+    top is rolled again by everyone in it; a raise the actor declared must be beaten by 5 over each."""
+    encounter, by_name = party
+    shinai, bandit, tishi = by_name["Bayushi Shinai"], by_name["Bandit"], by_name["Isawa Tishi"]
+    # Agility: Shinai 3k3, the bandit 3k3, Tishi 3k3. First 15, 15, 12 (a tie at the top: all re-roll),
+    # then 12, 13, 21: Tishi wins.
+    faces = (5, 5, 5, 5, 5, 5, 4, 4, 4) + (4, 4, 4, 5, 4, 4, 9, 9, 3)
+    do(
+        encounter,
+        shinai,
+        "contest",
+        {"roll": "trait:agility", "also": [str(tishi.pk)]},
+        faces,
+        gm=gm,
+        target=bandit,
+    )
+    verdict = FeedEntry.objects.filter(label__contains="Contest of Agility").latest("seq")
+    assert verdict.label.endswith("Contest of Agility: Bayushi Shinai against Bandit, Isawa Tishi")
+    assert verdict.summary == "12 to 13 to 21: Isawa Tishi wins"
+    assert verdict.result["outcome"] == "failure"
+    rolls = FeedEntry.objects.filter(label__contains="contested Agility").order_by("seq")
+    assert [e.result["total"] for e in rolls] == [15, 15, 12, 12, 13, 21]
+    # One raise: Shinai's 19 is only 2 ahead of Tishi's 17, so he fails and Tishi, the best of the rest, wins.
+    encounter, by_name = reload(encounter)
+    do(
+        encounter,
+        shinai,
+        "contest",
+        {"roll": "trait:agility", "raises": "1", "also": [str(tishi.pk)]},
+        (9, 9, 1, 4, 4, 4, 9, 7, 1),
+        gm=gm,
+        target=bandit,
+    )
+    verdict = FeedEntry.objects.filter(label__contains="Contest of Agility").latest("seq")
+    assert verdict.summary == (
+        "19 to 12 to 17, 1 raise declared: Isawa Tishi wins (Bayushi Shinai not ahead by 5)"
+    )
+    # A tie at the top that the GM lets stand names who tied.
+    encounter, by_name = reload(encounter)
+    do(
+        encounter,
+        shinai,
+        "contest",
+        {"roll": "trait:agility", "also": [str(tishi.pk)], "tie_stands": "on"},
+        (5, 5, 5, 1, 1, 1, 5, 5, 5),
+        gm=gm,
+        target=bandit,
+    )
+    verdict = FeedEntry.objects.filter(label__contains="Contest of Agility").latest("seq")
+    assert verdict.summary == "15 to 3 to 15: a tie between Bayushi Shinai and Isawa Tishi, and it stands"
 
 
 def test_rule_cooperative_rolls(party, gm):

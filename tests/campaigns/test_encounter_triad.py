@@ -66,6 +66,7 @@ def test_a_short_triad_fight(fight, gm):
         prefix="attack",
         roller=roller(17),
         author=gm,
+        resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
     )
     encounter, by_name = reload(encounter)
     assert by_name["Ghoul"].stats["difficulty"] == 6
@@ -85,6 +86,7 @@ def test_a_short_triad_fight(fight, gm):
         prefix="attack",
         roller=roller(4),
         author=gm,
+        resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
     )
     encounter, by_name = reload(encounter)
     assert by_name["Ghoul"].stats["difficulty"] == 5
@@ -99,6 +101,7 @@ def test_a_short_triad_fight(fight, gm):
             data={},
             roller=roller(),
             author=gm,
+            resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
         )
     encounter.refresh_from_db()
 
@@ -116,6 +119,7 @@ def test_a_short_triad_fight(fight, gm):
         data={},
         roller=roller(1),
         author=gm,
+        resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
     )
     helsing.triad.refresh_from_db()
     assert (helsing.triad.body, helsing.triad.stunned) == (2, True)
@@ -137,6 +141,7 @@ def test_a_short_triad_fight(fight, gm):
         prefix="attack",
         roller=roller(20, 19),
         author=gm,
+        resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
     )
     encounter, by_name = reload(encounter)
     assert by_name["Ghoul"].stats["difficulty"] == 1
@@ -152,6 +157,7 @@ def test_a_short_triad_fight(fight, gm):
         prefix="attack",
         roller=roller(12, 15),
         author=gm,
+        resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
     )
     encounter, by_name = reload(encounter)
     assert by_name["Ghoul"].stats["difficulty"] == 0 and by_name["Ghoul"].out
@@ -240,6 +246,7 @@ def act(encounter, actor, action, *, gm, target=None, faces=(), **fields):
         prefix=action,
         roller=roller(*faces),
         author=gm,
+        resolve_now=True,  # the GM settles the defence (tests/campaigns/test_defence.py asks the player)
     )
     return reload(encounter)
 
@@ -631,6 +638,13 @@ def hunters(crypt, gm):
     return encounter, by_name, helsing, zheng
 
 
+def van_helsing_acts(hunters, action, gm, *faces, target=None, **fields):
+    """Van Helsing's action in the hunters' fight, against the combatant named ``target`` if any."""
+    encounter, by_name, _, _ = hunters
+    actor, target = by_name["Abraham Van Helsing"], by_name[target] if target else None
+    return act(encounter, actor, action, gm=gm, target=target, faces=faces, **fields)
+
+
 def test_opposed_roll_the_higher_total_wins_with_exact_odds(hunters, gm):
     """Triad l.45, l.47: "each rolls one d20 and compares results as they would against Difficulty. The
     character with the highest roll or ability score wins"; with the GM's approval "using different ability
@@ -638,15 +652,8 @@ def test_opposed_roll_the_higher_total_wins_with_exact_odds(hunters, gm):
     encounter, by_name, helsing, zheng = hunters
     assert {"opposed", "team"} <= set(offered(encounter))
     # Mind 15 rolls 4 (15) against Spirit 13 rolling 18 (18): Zheng Yi Sao wins by 3.
-    act(
-        encounter,
-        by_name["Abraham Van Helsing"],
-        "opposed",
-        gm=gm,
-        target=by_name["Zheng Yi Sao"],
-        faces=[4, 18],
-        ability="mind",
-        their_ability="spirit",
+    van_helsing_acts(
+        hunters, "opposed", gm, 4, 18, target="Zheng Yi Sao", ability="mind", their_ability="spirit"
     )
     entry = FeedEntry.objects.get(label__contains="opposed roll")
     assert entry.summary.endswith(
@@ -670,16 +677,8 @@ def test_opposed_roll_with_harm_at_stake_hurts_the_loser_double_on_five(hunters,
     roll with a difference of 5 or more causes double damage"."""
     encounter, by_name, helsing, zheng = hunters
     # Body 8 rolls 20 against Body 10 rolling 5 (10): ahead by 10, a critical; light 3 doubled = 6, no armor.
-    act(
-        encounter,
-        by_name["Abraham Van Helsing"],
-        "opposed",
-        gm=gm,
-        target=by_name["Zheng Yi Sao"],
-        faces=[20, 5],
-        ability="body",
-        their_ability="body",
-        harm="on",
+    van_helsing_acts(
+        hunters, "opposed", gm, 20, 5, target="Zheng Yi Sao", ability="body", their_ability="body", harm="on"
     )
     zheng.triad.refresh_from_db()
     assert (zheng.triad.body, zheng.triad.stunned) == (4, True)
@@ -695,13 +694,14 @@ def test_opposed_roll_tie_goes_to_the_side_with_an_adv_trait(hunters, gm):
     encounter, by_name, helsing, zheng = hunters
     swiftness = zheng.triad_traits.get(name="Swiftness")
     # Body 8 rolls 12 against Body 10 with Swiftness (advantage: 12 and 3, the 12 kept): tied at 12.
-    act(
-        encounter,
-        by_name["Abraham Van Helsing"],
+    van_helsing_acts(
+        hunters,
         "opposed",
-        gm=gm,
-        target=by_name["Zheng Yi Sao"],
-        faces=[12, 12, 3],
+        gm,
+        12,
+        12,
+        3,
+        target="Zheng Yi Sao",
         ability="body",
         their_ability="body",
         their_trait=str(swiftness.pk),
@@ -715,20 +715,11 @@ def test_team_task_counts_the_best_single_number(hunters, gm):
     single number that compares against the Difficulty"."""
     encounter, by_name, helsing, zheng = hunters
     # Against 18: Van Helsing's Mind 15 (he rolls 5) and Zheng Yi Sao's roll of 19: the 19 counts, a success.
-    act(
-        encounter,
-        by_name["Abraham Van Helsing"],
-        "team",
-        gm=gm,
-        faces=[5, 19],
-        ability="mind",
-        difficulty=18,
-        helpers=[str(by_name["Zheng Yi Sao"].pk)],
+    van_helsing_acts(
+        hunters, "team", gm, 5, 19, ability="mind", difficulty=18, helpers=[str(by_name["Zheng Yi Sao"].pk)]
     )
     entry = FeedEntry.objects.get(label__contains="team task")
-    assert entry.summary.endswith(
-        "Abraham Van Helsing Mind 15, Zheng Yi Sao Mind 12 vs 18: best 19, success"
-    )
+    assert entry.summary.endswith("Abraham Van Helsing Mind 15, Zheng Yi Sao Mind 12 vs 18: best 19, success")
     odds = rules.team_chance([rules.Side(15), rules.Side(12)], 18)
     assert entry.chance == str(odds["critical"] + odds["success"])
     assert [d["face"] for d in entry.result["dice"]] == [5, 19]
@@ -738,15 +729,8 @@ def test_team_task_fumbles_on_anyones_one(hunters, gm):
     """Triad l.50: "If any one character in the team group rolls a 1 on their d20 die, the whole action is
     treated as a critical fumble"."""
     encounter, by_name, helsing, zheng = hunters
-    act(
-        encounter,
-        by_name["Abraham Van Helsing"],
-        "team",
-        gm=gm,
-        faces=[20, 1],
-        ability="body",
-        difficulty=10,
-        helpers=[str(by_name["Zheng Yi Sao"].pk)],
+    van_helsing_acts(
+        hunters, "team", gm, 20, 1, ability="body", difficulty=10, helpers=[str(by_name["Zheng Yi Sao"].pk)]
     )
     assert FeedEntry.objects.get(label__contains="team task").result["outcome"] == "fumble"
 
@@ -754,16 +738,7 @@ def test_team_task_fumbles_on_anyones_one(hunters, gm):
 def test_team_task_refuses_a_helper_not_in_the_fight(hunters, gm):
     encounter, by_name, helsing, zheng = hunters
     with pytest.raises(EncounterError, match="Working with: Select a valid choice"):
-        act(
-            encounter,
-            by_name["Abraham Van Helsing"],
-            "team",
-            gm=gm,
-            faces=[5, 5],
-            ability="body",
-            difficulty=10,
-            helpers=["999999"],
-        )
+        van_helsing_acts(hunters, "team", gm, 5, 5, ability="body", difficulty=10, helpers=["999999"])
     assert not FeedEntry.objects.filter(label__contains="team task").exists()
 
 
@@ -773,16 +748,7 @@ def test_extra_effort_on_an_attack_gives_advantage_and_costs_a_point(hunters, gm
     attempt is resolved"."""
     encounter, by_name, helsing, zheng = hunters
     # Two dice, 2 and 3: the 3 kept, Body 8 counts: 8 vs 5, a success (light 3, no armor: 5 -> 2).
-    act(
-        encounter,
-        by_name["Abraham Van Helsing"],
-        "attack",
-        gm=gm,
-        target=by_name["Ghoul"],
-        faces=[2, 3],
-        ability="body",
-        extra_effort="on",
-    )
+    van_helsing_acts(hunters, "attack", gm, 2, 3, target="Ghoul", ability="body", extra_effort="on")
     entry = FeedEntry.objects.get(label__contains="attacks Ghoul")
     assert [d["kept"] for d in entry.result["dice"]] == [False, True]
     assert "Body 8 -> 7 (extra effort)" in entry.result["changes"]

@@ -13,6 +13,7 @@ from campaigns.models import FeedEntry
 from sheets.registry import system_for
 from sheets.services import character_change
 from tests.campaigns.test_consumers import (
+    apost_chat,
     aroll,
     close_code,
     entries,
@@ -70,16 +71,15 @@ async def test_a_players_frames_carry_no_counter_of_hidden_entries(campaign, gm,
     await aroll(campaign, gm, visibility="blind")
     await aroll(campaign, player)
     frames = await entries(player_socket, 2)
-    await player_socket.send_json_to({"type": "chat", "text": "Ready", "key": "k-abcdefgh"})
-    answers = [await player_socket.receive_json_from(timeout=5) for _ in range(2)]
+    assert (await apost_chat(player, campaign, "Ready")).status_code == 200  # the chat box's POST
+    said = await entries(player_socket, 1)
     await player_socket.send_json_to({"type": "ping"})
     pong = await player_socket.receive_json_from(timeout=5)
-    for frame in [*frames, *answers, pong]:
+    for frame in [*frames, *said, pong]:
         assert "seq" not in frame, frame
         html = frame.get("html", "")
         assert "data-seq" not in html and not re.search(r'id="entry-\d{1,15}"', html), frame
-    ok = next(a for a in answers if a["type"] == "ok")
-    assert cursors.seq_for(campaign.pk, ok["cursor"]) == 5
+    assert cursors.seq_for(campaign.pk, said[0]["cursor"]) == 5
     assert pong == {"type": "pong"}
     await player_socket.disconnect()
 
@@ -283,3 +283,57 @@ def test_a_request_cannot_ask_for_an_answer_only_the_player_sees(demo_character,
         response.status_code == 422
         and "self is not one of the available choices" in response.content.decode()
     )
+
+
+# -- a sheet's recent rolls refresh live, for the viewers who may see the entry ------------------------
+
+
+@pytest.mark.asyncio
+async def test_an_entry_made_as_a_character_refreshes_its_recent_rolls_only_for_who_may_see_it(
+    demo_character, gm, player, other_player, outsider
+):
+    character = await sync_to_async(demo_character)("triad")
+    campaign = await sync_to_async(lambda: character.campaign)()
+    refresh = {"type": "refresh", "panel": f"recent:{character.pk}"}
+    sheets = {user: (await open_socket(user, campaign, feed=False))[0] for user in (gm, player, other_player)}
+
+    async def heard(*users):
+        for user, socket in sheets.items():
+            if user in users:
+                assert await socket.receive_json_from(timeout=5) == refresh, user.username
+            assert await socket.receive_nothing(timeout=0.2), f"{user.username} heard more than it may"
+
+    secret = await aroll(campaign, gm, "1d1000", "gm", faces=(987,), character=character)
+    await heard(gm)  # GM only: the roller (the GM) alone; the character's own player hears nothing
+    mine = await aroll(campaign, player, "1d20", "self", faces=(17,), character=character)
+    await heard(player)
+    public = await aroll(campaign, gm, "2d6", "public", character=character)
+    await heard(gm, player, other_player)
+    await aroll(campaign, player, "2d6", "public")  # made as nobody: no sheet's panel moves
+    await heard()
+    whisper = await aroll(campaign, gm, "1d6", faces=(1,), recipients=[player], character=character)
+    await heard(gm, player)  # a whisper to the character's player: its audience alone
+
+    # What each viewer then fetches is filtered for them (the raw body, not the rendered page).
+    url = reverse("sheet_recent", args=[character.pk])
+    bodies = {
+        user: (await sync_to_async(lambda user=user: client_of(user).get(url))()).content.decode()
+        for user in (gm, player, other_player)
+    }
+    assert public.label in bodies[other_player]
+    for hidden in (secret, mine, whisper):
+        assert hidden.label not in bodies[other_player], hidden.label
+    assert "= 987" in bodies[gm] and whisper.label in bodies[gm] and mine.label not in bodies[gm]
+    assert mine.label in bodies[player] and secret.label not in bodies[player]
+    outsider_answer = await sync_to_async(lambda: client_of(outsider).get(url))()
+    assert outsider_answer.status_code == 404
+    for socket in sheets.values():
+        await socket.disconnect()
+
+
+def client_of(user):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client

@@ -18,6 +18,7 @@ from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
 from tests.campaigns.test_consumers import open_socket
 from tests.conftest import HTMX
+from tests.npcs import L5R_BANDIT
 
 # Transactional: the socket test's broadcasts go out on commit.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,18 +27,7 @@ NPCS = {
     "triad": {"difficulty": 10, "weapon": "medium", "armor": "light"},
     "fivebyfive": {"descriptors": {"Brute": 6, "Sneaky": 4}, "hp": 12, "weapon_db": 3, "armor_av": -1},
     "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
-    "l5r": {
-        "reflexes": 2,
-        "agility": 3,
-        "strength": 3,
-        "earth": 2,
-        "void": 2,
-        "insight_rank": 1,
-        "attack_skill": 2,
-        "weapon_rolled": 3,
-        "weapon_kept": 2,
-        "armor": 5,
-    },
+    "l5r": L5R_BANDIT,
 }
 
 
@@ -379,6 +369,30 @@ def test_a_triad_player_evades_on_their_turn(triad_fight, player, client_for):
     assert post(client_for(player), encounter, combatant(encounter, mine), "evade").status_code == 200
     assert FeedEntry.objects.get(label=f"Ambush: {mine.name} evades").author == player
     assert combatant(encounter, mine).state["evading"] is True
+
+
+def test_a_triad_player_spends_extra_effort_on_their_own_attack(triad_fight, player, client_for, fixed_dice):
+    """Triad l.57: "By expending one point from a related ability score, a character gains Advantage on one
+    related task roll" - the player's own choice on their turn, paid from their own score."""
+    campaign, encounter, mine, _, bandit = triad_fight
+    encounter.refresh_from_db()
+    fixed_dice(3, 16)  # advantage keeps 16: Body 8 vs 10, a critical
+    response = post(
+        client_for(player),
+        encounter,
+        combatant(encounter, mine),
+        "attack",
+        target=bandit,
+        character=mine,
+        ability="body",
+        extra_effort="on",
+    )
+    assert response.status_code == 200
+    entry = FeedEntry.objects.get(label=f"Ambush: {mine.name} attacks Bandit")
+    assert [d["kept"] for d in entry.result["dice"]] == [False, True]
+    assert "Body 8 -> 7 (extra effort)" in entry.result["changes"]
+    mine.triad.refresh_from_db()
+    assert mine.triad.body == 7
 
 
 # ----- the wire -----------------------------------------------------------------------------------

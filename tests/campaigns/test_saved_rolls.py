@@ -4,6 +4,8 @@ A saved roll is a named dice-box line its owner rolls with one click from the ta
 read and rolled as the dice box reads and rolls a line. Secrets are checked on raw response bodies.
 """
 
+import re
+
 import pytest
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -64,6 +66,20 @@ def test_a_line_over_the_dice_box_limits_is_refused(hero):
     with pytest.raises(ValidationError) as refused:
         save(hero, line="2000d6")
     assert "line" in refused.value.message_dict
+
+
+@pytest.mark.parametrize("line", ["1000d1000 vs 100000", "10k10 vs 150"])
+def test_a_line_whose_exact_chance_is_out_of_reach_is_refused_when_saved(hero, line):
+    """The dice box rolls no line it cannot give the exact chance of (notation.rolled_chance): such a
+    line is refused when saved, with the dice box's own message, not only when it is rolled."""
+    with pytest.raises(notation.NotationLimitError) as rolled:
+        services.table_roll_create(campaign=hero.campaign, author=hero.owner, notation_text=line)
+    with pytest.raises(ValidationError) as refused:
+        save(hero, name="", line=line)
+    # Beside the other problems of the same form, in one round.
+    assert refused.value.message_dict["line"] == [str(rolled.value)]
+    assert "Give the roll a name." in refused.value.message_dict["name"]
+    assert not SavedRoll.objects.exists() and not FeedEntry.objects.exists()
 
 
 def test_a_name_is_required_and_unique_per_scope_whatever_its_case(hero, player):
@@ -287,6 +303,19 @@ def test_a_bad_line_comes_back_on_its_field_with_the_caret_and_the_typed_text(he
     assert 'value="Fireball"' in body and 'value="8d6+q"' in body
     assert '<option value="gm" selected>' in body
     assert "8d6+q\n    ^" in body  # the caret under the character at fault, as the dice box draws it
+    assert not SavedRoll.objects.exists()
+
+
+def test_a_line_out_of_reach_comes_back_on_its_field_as_the_dice_box_says_it(hero, player, client_for):
+    line = "1000d1000 vs 100000"
+    data = {"saved-name": "Storm", "saved-line": line, "saved-visibility": "public"}
+    response = client_for(player).post(reverse("sheet_saved_rolls", args=[hero.pk]), data, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 422
+    message = "An exact chance out of reach at position 11"
+    assert re.search(rf'id="id_saved-line-error" role="alert">\s*{message}', body)
+    assert f'value="{line}"' in body and 'value="Storm"' in body  # the typed text kept
+    assert f"{line}\n{' ' * 10}^" in body  # the caret under "vs", as the dice box draws it
     assert not SavedRoll.objects.exists()
 
 

@@ -152,13 +152,23 @@ def session_cookie(user) -> str:
 
 def post_roll(port: int, campaign_id: int, cookie: str, *, timeout: float = 15, **fields) -> int:
     """The dice box's htmx POST to one server process, as a browser sends it; returns the status."""
+    return post_form(port, f"/campaigns/{campaign_id}/table/roll/", cookie, timeout=timeout, **fields)
+
+
+def post_chat(port: int, campaign_id: int, cookie: str, text: str, *, timeout: float = 15) -> int:
+    """The chat box's htmx POST to one server process (the socket takes no chat); returns the status."""
+    return post_form(port, f"/campaigns/{campaign_id}/table/chat/", cookie, timeout=timeout, text=text)
+
+
+def post_form(port: int, path: str, cookie: str, *, timeout: float = 15, **fields) -> int:
+    """A table form's htmx POST, with the session and CSRF cookies and headers a browser sends."""
     import urllib.parse
     import urllib.request
 
     csrf = uuid.uuid4().hex
     body = urllib.parse.urlencode({"visibility": "public", "idempotency_key": uuid.uuid4().hex, **fields})
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/campaigns/{campaign_id}/table/roll/",
+        f"http://127.0.0.1:{port}{path}",
         data=body.encode(),
         headers={
             "Cookie": f"{cookie}; csrftoken={csrf}",
@@ -239,7 +249,8 @@ def test_a_roll_through_one_worker_reaches_a_browser_on_the_other(
             assert await other.silent()
 
             # And the other way round: a chat line through B reaches the player on A.
-            await gm_seat.send({"type": "chat", "text": "Roll for initiative"})
+            said = asyncio.to_thread(post_chat, port_b, campaign.pk, cookies[gm.pk], "Roll for initiative")
+            assert await said == 200
             entry = await roller.next_of("entry")
             assert "Roll for initiative" in entry["html"]
 

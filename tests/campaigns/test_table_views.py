@@ -309,3 +309,36 @@ def test_a_line_whose_exact_chance_is_out_of_reach_is_refused_on_the_field(
     body = response.content.decode()
     assert response.status_code == 200 and message in body and 'id="notation-error"' in body
     assert FeedEntry.objects.count() == 0
+
+
+def test_the_character_rolled_as_stays_chosen_in_the_fresh_dice_box(demo_character, player, client_for):
+    character = demo_character("triad")
+    response = client_for(player).post(
+        reverse("table_roll", args=[character.campaign_id]),
+        {
+            "notation": "2d6",
+            "visibility": "public",
+            "character": character.pk,
+            "idempotency_key": "as-char-1",
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    assert FeedEntry.objects.get().character_id == character.pk
+    assert f'<option dir="auto" value="{character.pk}" selected>' in response.content.decode()
+
+
+
+@pytest.mark.parametrize(("house_rule", "total"), [(False, 24), (True, 26)])
+def test_the_ten_dice_house_rule_reaches_the_dice_box(make_campaign, player, house_rule, total):
+    """L5R's Ten Dice Rule folds 11k3 into 10k3 and the odd die is lost; with the GM's house rule
+    (``l5r_odd_die_bonus``, docs/rules.md) it is +2, in the dice box as on the sheet."""
+    campaign = make_campaign("l5r", players=[player])
+    campaign.options = {"l5r_odd_die_bonus": house_rule}
+    campaign.save()
+    entry, _ = services.table_roll_create(
+        campaign=campaign,
+        author=player,
+        notation_text="11k3",
+        roller=Roller(FixedFaces((1, 2, 3, 4, 5, 6, 7, 8, 9, 2))),
+    )
+    assert entry.result["total"] == total  # 7 + 8 + 9 kept, and + 2 under the house rule

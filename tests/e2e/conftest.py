@@ -59,6 +59,10 @@ class LiveServer:
             self._server.should_exit = True
             self._thread.join(timeout=15)
             self._server = None
+            from config.asgi import django_asgi_app
+
+            # Its kept HTTP threads' database connections would outlive the test database.
+            django_asgi_app.close_threads()
 
 
 @pytest.fixture

@@ -8,23 +8,11 @@ from play import encounters as services
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
+from tests.npcs import L5R_BANDIT
 
 from .conftest import log_in
 
 pytestmark = pytest.mark.e2e
-
-BANDIT = {
-    "reflexes": 2,
-    "agility": 3,
-    "strength": 3,
-    "earth": 2,
-    "void": 2,
-    "insight_rank": 1,
-    "attack_skill": 2,
-    "weapon_rolled": 3,
-    "weapon_kept": 2,
-    "armor": 5,
-}
 
 
 @pytest.fixture
@@ -34,7 +22,7 @@ def road(make_campaign, gm, player, other_player):
     encounter = services.encounter_create(campaign=campaign, name="Road")
     for name in ("Bayushi Shinai", "Isawa Tishi"):
         services.combatant_add_character(encounter=encounter, character=campaign.characters.get(name=name))
-    services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=BANDIT)
+    services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=L5R_BANDIT)
     return encounter
 
 

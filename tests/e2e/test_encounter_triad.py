@@ -63,7 +63,9 @@ def test_gm_runs_a_triad_fight_and_the_player_follows_live(new_page, table, gm, 
     expect(panel).to_contain_text("now: Ghoul")
 
     faces[:] = [1]  # Van Helsing fumbles his defence: 6 damage, stunned
-    gm_page.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
+    ghoul_attack = gm_page.locator("form.encounter-action", has_text="Attack")
+    ghoul_attack.get_by_label("Resolve at once").check()  # the GM rolls the defence here
+    ghoul_attack.get_by_role("button", name="Attack").click()
     helsing = panel.locator("[data-combatant='Abraham Van Helsing'] .combatant-summary")
     expect(helsing).to_contain_text("Body 2/8")
     expect(helsing).to_contain_text("stunned")
@@ -106,6 +108,7 @@ def test_gm_picks_an_adv_trait_and_a_psychic_blow_hits_spirit(new_page, table, g
     wraith_attack = page.locator("form.encounter-action", has_text="Attack")
     expect(wraith_attack.get_by_label("This attack is")).to_have_value("")
     faces[:] = [2]  # Spirit 13 vs 15: a failure; 6 points off Spirit, armor or not
+    wraith_attack.get_by_label("Resolve at once").check()  # the GM rolls the defence here
     wraith_attack.get_by_role("button", name="Attack").click()
     row = page.locator("[data-combatant='Abraham Van Helsing'] .combatant-summary")
     expect(row).to_contain_text("Spirit 7/13")

@@ -1,4 +1,7 @@
-"""A player undoes an edit from the sheet's history, exports and imports a character, changes password."""
+"""A player undoes an edit and an added trait from the sheet's history, exports and imports a character,
+changes password."""
+
+import os
 
 import pytest
 from playwright.sync_api import expect
@@ -9,6 +12,9 @@ from tests.conftest import PASSWORD
 from .conftest import log_in
 
 pytestmark = pytest.mark.e2e
+
+# Set to a folder to keep screenshots of the pages these tests change, for a look.
+SHOTS = os.environ.get("SCREENSHOT_DIR")
 
 
 @pytest.fixture
@@ -37,6 +43,29 @@ def test_edit_then_undo_from_the_history(new_page, helsing, player):
 
     page.get_by_role("link", name="Abraham Van Helsing").click()
     expect(page.get_by_role("button", name="Edit Mind: 15")).to_be_visible()
+
+
+def test_undo_of_an_added_trait_takes_the_row_off(new_page, helsing, player):
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(helsing.get_absolute_url())
+    page.get_by_label("Trait from the list").select_option("Deadly")
+    page.get_by_role("button", name="Add trait").click()
+    expect(page.locator("#traits-heading + ul")).to_contain_text("Deadly")
+
+    page.get_by_role("link", name="History").click()
+    change = page.locator(".history-list li", has_text="Added trait Deadly")
+    expect(change.get_by_role("row", name="name - Deadly")).to_be_visible()
+    change.get_by_role("button", name="Undo Added trait Deadly").click()
+    expect(page.get_by_text("Undone: Added trait Deadly.")).to_be_visible()
+    undone = page.locator(".history-list li", has_text="Undo: Added trait Deadly")
+    expect(undone.get_by_role("row", name="name Deadly -")).to_be_visible()
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, "history-undo-added-row.png"), full_page=True)
+
+    page.get_by_role("link", name="Abraham Van Helsing").click()
+    expect(page.locator("#traits-heading + ul")).not_to_contain_text("Deadly")
+    assert not helsing.triad_traits.filter(name="Deadly").exists()
 
 
 def test_export_and_import_a_character(new_page, helsing, player, tmp_path):

@@ -3,6 +3,7 @@ on one sheet, in Debian's chromium, reading the raw websocket frames as well as 
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -172,3 +173,39 @@ def test_the_encounter_page_shows_each_actions_dice_and_outcome_as_it_happens(
     expect(newest).to_contain_text("Ghoul", timeout=1500)
     expect(newest.locator(".die")).to_have_count(1)
     expect(newest.locator(".feed-outcome")).not_to_be_empty()
+
+
+def test_a_gm_roll_made_as_a_character_shows_in_its_players_open_recent_rolls_without_reload(
+    new_page, table, gm, player, other_player
+):
+    sheet = table.characters.get(owner=player)
+    player_page, player_frames = open_sheet(new_page, player, sheet)
+    other_page, other_frames = open_sheet(new_page, other_player, sheet)
+    recent = player_page.locator("#recent-rolls")
+    expect(recent).to_contain_text("No rolls yet.")
+
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(f"/campaigns/{table.pk}/table/")
+    expect(gm_page.locator("#table-status")).to_have_text("Live")
+    box = gm_page.locator("#dice-box")
+    box.locator("#id_character").select_option(label=sheet.name)
+    box.locator("#dice-visibility").select_option("gm")
+    box.locator("#id_notation").fill("1d1000 # a secret look")
+    box.get_by_role("button", name="Roll").click()
+    expect(gm_page.locator("#feed")).to_contain_text("1d1000")
+    box.locator("#dice-visibility").select_option("public")
+    box.locator("#id_notation").fill("3d6")
+    box.get_by_role("button", name="Roll").click()
+
+    # The public roll arrives on both open sheets, no reload; the GM-only one reaches neither.
+    for page in (player_page, other_page):
+        expect(page.locator("#recent-rolls")).to_contain_text("3d6")
+        expect(page.locator("#recent-rolls")).not_to_contain_text("1d1000")
+    for frames in (player_frames, other_frames):
+        refreshes = [frame for frame in frames if f'"recent:{sheet.pk}"' in frame]
+        assert len(refreshes) == 1, refreshes  # one signal, for the public roll, and nothing else in it
+        assert json.loads(refreshes[0]) == {"type": "refresh", "panel": f"recent:{sheet.pk}"}
+    shots = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at it after a run
+    shots.mkdir(exist_ok=True)
+    player_page.screenshot(path=str(shots / "recent-rolls-live.png"), full_page=True)

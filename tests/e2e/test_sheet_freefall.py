@@ -31,6 +31,7 @@ def freefall_table(make_campaign, player):
 
 
 def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, player, monkeypatch):
+    """The player types the build; harm and the rest of the play state are the GM's (docs/rules.md)."""
     page = new_page()
     log_in(page, player.username, PASSWORD)
     page.goto(freefall_table.get_absolute_url())
@@ -60,24 +61,44 @@ def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, play
     expect(page.get_by_role("heading", name="Vesna Kade")).to_be_visible()
     expect(page.locator("#ff-body-numbers")).to_contain_text("4/ 4")
 
-    # Edit in place: spend 2 BODY (click, type, Enter); current drops to 2.
-    page.get_by_role("button", name="Edit BODY spent: 0").click()
-    spent = editor(page, "body_spent").get_by_label("BODY spent", exact=True)
-    spent.fill("9")
-    spent.press("Enter")
-    expect(page.get_by_role("alert").filter(has_text="BODY has 4 to spend")).to_be_visible()
-    page.get_by_label("BODY spent", exact=True).fill("2")
-    page.get_by_label("BODY spent", exact=True).press("Enter")
-    expect(page.get_by_role("button", name="Edit BODY spent: 2")).to_be_visible()
-    expect(page.locator("#ff-body-numbers")).to_contain_text("2/ 4")
+    # Edit the build in place (click, type, Enter): BODY permanent 5 -> 6; below its binding is refused.
+    page.get_by_role("button", name="Edit BODY permanent: 5").click()
+    permanent = editor(page, "body_perm").get_by_label("BODY permanent", exact=True)
+    permanent.fill("0")
+    permanent.press("Enter")
+    expect(page.get_by_role("alert").filter(has_text="cannot go below 1")).to_be_visible()
+    page.get_by_label("BODY permanent", exact=True).fill("6")
+    page.get_by_label("BODY permanent", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit BODY permanent: 6")).to_be_visible()
+    expect(page.locator("#ff-body-numbers")).to_contain_text("5/ 5")
+
+    # Spending is play: the Spend button, after that in-place edit (its form sends the newer version).
+    for left in (4, 3, 2):
+        page.get_by_role("button", name="Spend 1 BODY").click()
+        expect(page.get_by_text(f"Vesna Kade spends 1 BODY: {left} left.")).to_be_visible()
+    expect(page.locator("#ff-body-numbers")).to_contain_text("2/ 5")
     expect(page.locator(".roll-button", has_text="BODY 2")).to_be_visible()
 
-    # Harm: fill slot 1 with a select; the pool shrinks to 4 dice.
-    page.get_by_role("button", name="Edit Harm slot 1 state: Empty").click()
-    editor(page, "harm1_state").get_by_label("Harm slot 1 state", exact=True).select_option("temp")
-    expect(page.get_by_role("button", name="Edit Harm slot 1 state: Temp")).to_be_visible()
-    expect(page.locator("#ff-pool")).to_contain_text("4d20")
+    # Harm, spent points, gear condition and program status are shown, with no editor for the player.
+    play_state = ("BODY spent", "Harm slot 1 state", "Harm slot 1 kind", "Carbon vest condition")
+    play_state += ("Needle status",)
+    for name in play_state:
+        expect(page.get_by_role("button", name=re.compile(f"^Edit {name}"))).to_have_count(0)
+    expect(page.locator("#ff-harm1-state .editable-value")).to_have_text("Empty")
+    expect(page.locator("#ff-body-spent .editable-value")).to_have_text("3")
+
+    # The GM fills slot 1 with a select; the player's sheet shows it, and the pool shrinks to 4 dice.
+    gm_page = new_page()
+    log_in(gm_page, freefall_table.gm.username, PASSWORD)
+    gm_page.goto(page.url)
+    gm_page.get_by_role("button", name="Edit Harm slot 1 state: Empty").click()
+    editor(gm_page, "harm1_state").get_by_label("Harm slot 1 state", exact=True).select_option("temp")
+    expect(gm_page.get_by_role("button", name="Edit Harm slot 1 state: Temp")).to_be_visible()
+    expect(gm_page.locator("#ff-pool")).to_contain_text("4d20")
+    expect(page.locator("#ff-pool")).to_contain_text("4d20")  # the player's open sheet follows live
     expect(page.locator("#ff-harm1-kind")).to_contain_text("Physical")
+    character = Character.objects.get(name="Vesna Kade")
+    assert character.changes.filter(reason="Edited Harm slot 1 state", author=freefall_table.gm).exists()
 
     # Options change the chance on the button.
     ghost = page.locator("[data-roll-key='attribute:ghost']")
@@ -108,11 +129,11 @@ def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, play
 
     # The roll moved the sheet's version on, out of band even though the dice option's change event
     # refreshed the buttons at the same moment: the next edit saves instead of reporting a conflict.
-    page.get_by_role("button", name="Edit GHOST spent: 0").click()
-    editor(page, "ghost_spent").get_by_label("GHOST spent", exact=True).fill("1")
-    page.get_by_label("GHOST spent", exact=True).press("Enter")
-    expect(page.get_by_role("button", name="Edit GHOST spent: 1")).to_be_visible()
-    expect(page.locator("#ff-ghost-numbers")).to_contain_text("5/ 6")
+    page.get_by_role("button", name="Edit GHOST permanent: 6").click()
+    editor(page, "ghost_perm").get_by_label("GHOST permanent", exact=True).fill("7")
+    page.get_by_label("GHOST permanent", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit GHOST permanent: 7")).to_be_visible()
+    expect(page.locator("#ff-ghost-numbers")).to_contain_text("7/ 7")
 
 
 def test_rows_as_needed_and_gear_changed_after_creation(new_page, freefall_table, player):
@@ -166,6 +187,14 @@ def test_repair_a_broken_item_from_the_sheet(new_page, freefall_table, player):
     log_in(page, player.username, PASSWORD)
     page.goto(character.get_absolute_url())
     page.screenshot(path="/tmp/l5r-ff-freefall-repair.png", full_page=True)  # noqa: S108 - looked at by hand
+    # An in-place edit first moves the sheet's version on; the Repair form then sends the newer one.
+    perm = character.freefall.body_perm
+    page.get_by_role("button", name=f"Edit BODY permanent: {perm}").click()
+    editor(page, "body_perm").get_by_label("BODY permanent", exact=True).fill(str(perm + 1))
+    page.get_by_label("BODY permanent", exact=True).press("Enter")
+    expect(page.get_by_role("button", name=f"Edit BODY permanent: {perm + 1}")).to_be_visible()
+    condition_editor = page.get_by_role("button", name=re.compile(f"^Edit {re.escape(item.name)} condition"))
+    expect(condition_editor).to_have_count(0)
     button = page.get_by_role("button", name=f"Repair {item.name}")
     expect(button).to_be_visible()
     button.click()

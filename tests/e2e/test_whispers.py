@@ -1,6 +1,6 @@
-"""Whispers in Debian's chromium, three players' browsers at one table: the GM's page shows alice's
-whisper live, bob's page never does (checked once a later public line has reached it: entries arrive
-in order, so the whisper would have come first)."""
+"""Whispers in Debian's chromium, three browsers at one table (conftest's campaign: the GM, "player" and
+"other"): the GM's page shows player's whisper live, other's page never does (checked once a later
+public line has reached it: entries arrive in order, so the whisper would have come first)."""
 
 import os
 
@@ -21,68 +21,56 @@ def fresh_rate_limits():
     cache.clear()
 
 
-@pytest.fixture
-def alice(make_user):
-    return make_user("alice")
-
-
-@pytest.fixture
-def bob(make_user):
-    return make_user("bob")
-
-
-@pytest.fixture
-def table(make_campaign, alice, bob):
-    return make_campaign("triad", players=[alice, bob])
-
-
 def say(page, text: str) -> None:
     page.locator("#id_text").fill(text)
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#id_text")).to_have_value("")  # the chat box comes back empty once saved
 
 
-def test_a_whisper_to_the_gm_shows_live_on_the_gms_page_and_never_on_bobs(new_page, table, gm, alice, bob):
-    gm_page = open_table(new_page, gm, table)
-    alice_page = open_table(new_page, alice, table)
-    bob_page = open_table(new_page, bob, table, width=390, height=844)
+def test_a_whisper_to_the_gm_shows_live_on_the_gms_page_and_never_on_the_others(
+    new_page, campaign, gm, player, other_player
+):
+    gm_page = open_table(new_page, gm, campaign)
+    player_page = open_table(new_page, player, campaign)
+    other_page = open_table(new_page, other_player, campaign, width=390, height=844)
 
-    say(alice_page, "/w gm the idol is fake [[1d20+3]]")
+    say(player_page, "/w gm the idol is fake [[1d20+3]]")
     whisper = gm_page.locator("#feed .feed-chat").filter(has_text="the idol is fake")
     expect(whisper).to_have_count(1)
     expect(whisper.locator(".feed-vis")).to_have_text("whisper")
     expect(whisper.locator(".feed-to")).to_have_text("to gm")
     expect(gm_page.locator("#feed .feed-entry")).to_have_count(2)  # the line and its roll
-    expect(alice_page.locator("#feed .feed-chat").filter(has_text="the idol is fake")).to_have_count(1)
+    expect(player_page.locator("#feed .feed-chat").filter(has_text="the idol is fake")).to_have_count(1)
 
-    # The dice box: tick bob's name; the GM sees it too, as every whisper.
-    alice_page.get_by_label("bob").check()
-    alice_page.locator("#id_notation").fill("2d6+1")
-    alice_page.get_by_role("button", name="Roll").click()
-    expect(alice_page.locator("#id_notation")).to_have_value("")
-    expect(alice_page.get_by_label("bob")).to_be_checked()  # the choice sticks for the next roll
+    # The dice box: tick other's name; the GM sees it too, as every whisper.
+    player_page.get_by_label("other", exact=True).check()
+    player_page.locator("#id_notation").fill("2d6+1")
+    player_page.get_by_role("button", name="Roll").click()
+    expect(player_page.locator("#id_notation")).to_have_value("")
+    # The choice sticks for the next roll.
+    expect(player_page.get_by_label("other", exact=True)).to_be_checked()
     expect(gm_page.locator("#feed .feed-roll").filter(has_text="2d6+1").locator(".feed-to")).to_have_text(
-        "to bob"
+        "to other"
     )
-    expect(bob_page.locator("#feed .feed-roll").filter(has_text="2d6+1")).to_have_count(1)
+    expect(other_page.locator("#feed .feed-roll").filter(has_text="2d6+1")).to_have_count(1)
 
-    say(alice_page, "the door opens")
-    expect(bob_page.locator("#feed .feed-chat").filter(has_text="the door opens")).to_have_count(1)
+    say(player_page, "the door opens")
+    expect(other_page.locator("#feed .feed-chat").filter(has_text="the door opens")).to_have_count(1)
     expect(gm_page.locator("#feed .feed-chat").filter(has_text="the door opens")).to_have_count(1)
-    # Bob got the public line, after the whisper to the GM: that whisper never reached his page.
-    expect(bob_page.locator("#feed .feed-entry")).to_have_count(2)
-    assert "the idol is fake" not in bob_page.content()
-    bob_page.reload()
-    expect(bob_page.locator("#table-status")).to_have_text("Live")
-    expect(bob_page.locator("#feed .feed-entry")).to_have_count(2)
-    assert "the idol is fake" not in bob_page.content()
+    # Other got the public line, after the whisper to the GM: that whisper never reached their page.
+    expect(other_page.locator("#feed .feed-entry")).to_have_count(2)
+    assert "the idol is fake" not in other_page.content()
+    other_page.reload()
+    expect(other_page.locator("#table-status")).to_have_text("Live")
+    expect(other_page.locator("#feed .feed-entry")).to_have_count(2)
+    assert "the idol is fake" not in other_page.content()
     if SHOTS:
         gm_page.screenshot(path=os.path.join(SHOTS, "table-whispers-gm.png"), full_page=True)
-        bob_page.screenshot(path=os.path.join(SHOTS, "table-whispers-bob.png"), full_page=True)
+        other_page.screenshot(path=os.path.join(SHOTS, "table-whispers-other.png"), full_page=True)
 
 
-def test_a_whisper_to_nobody_at_the_table_keeps_the_line_and_says_why(new_page, table, alice):
-    page = open_table(new_page, alice, table)
+def test_a_whisper_to_nobody_at_the_table_keeps_the_line_and_says_why(new_page, campaign, player):
+    page = open_table(new_page, player, campaign)
     page.locator("#id_text").fill("/w zed meet me at dawn")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#chat-error")).to_have_text("Nobody called “zed” sits at this table.")

@@ -1,6 +1,7 @@
 """L5R Roll & Keep: every worked example of the seed, exact odds against icepool, properties."""
 
 import ast
+import itertools
 import math
 import pathlib
 import random
@@ -251,15 +252,29 @@ def test_missing_the_raised_tn_fails_even_past_the_original():
 
 
 def test_contested_rolls():
-    assert l5r.contested(20, 15) == "a"
-    assert l5r.contested(15, 20) == "b"
-    assert l5r.contested(18, 18) == "reroll"
-    assert l5r.contested(18, 18, tie_allowed=True) == "tie"
-    assert l5r.contested(25, 15, raises_a=2) == "a"
-    assert l5r.contested(24, 15, raises_a=2) == "b"
-    assert l5r.contested(15, 20, raises_b=1) == "b"
+    """L5R, Contested Rolls (l.57): the higher result wins, a tie re-rolls, and a declared raise "must exceed
+    his opponent's by an increment of 5", or that roll failed."""
+    assert l5r.contest_winner([20, 15]) == 0
+    assert l5r.contest_winner([15, 20]) == 1
+    assert l5r.contest_winner([18, 18]) is None
+    assert l5r.contest_winner([25, 15], raises=[2, 0]) == 0  # ahead by exactly 10: enough
+    assert l5r.contest_winner([24, 15], raises=[2, 0]) == 1
+    assert l5r.contest_winner([15, 20], raises=[0, 1]) == 1
+    assert l5r.contest_winner([20, 18], raises=[2, 1]) == 1  # the other side prevails, raises or not
+
+
+def test_contests_of_several():
+    """L5R, Contested Rolls (l.57): "multiple characters ... the player who rolls the highest of those
+    involved is the victor"; one whose raises were not beaten by drops out and the rest are judged."""
     assert l5r.contest_winner([10, 22, 17]) == 1
     assert l5r.contest_winner([22, 10, 22]) is None
+    assert l5r.contest_winner([22, 10, 17], raises=[1, 0, 0]) == 0  # 5 ahead of the runner-up
+    assert l5r.contest_winner([22, 10, 19], raises=[1, 0, 0]) == 2
+    assert l5r.contest_winner([22, 19, 19], raises=[1, 0, 0]) is None  # the rest tie at the top
+    with pytest.raises(RulesError):
+        l5r.contest_winner([12])
+    with pytest.raises(RulesError):
+        l5r.contest_winner([12, 10], raises=[1])
 
 
 def test_second_attempts():
@@ -320,6 +335,74 @@ def test_matches_icepool(n, k, tn, explode, bonus):
     assert l5r.chance(n, k, tn, explode=explode, bonus=bonus) == icepool_chance(
         n, k, tn, explode=explode, bonus=bonus
     )
+
+
+# --------------------------------------------------------------------------- emphases: 1s re-rolled once
+# L5R 4th edition, Emphases (not in the seed; docs/rules.md): each die whose first face is a 1 is rolled
+# again, once, and the new die stands whatever it shows.
+
+
+def icepool_emphasis_chance(n, k, tn, *, explode=True, bonus=0):
+    """icepool's answer with the emphasis: the whole (exploding) die, its outcome 1 rolled again once."""
+    target = tn - bonus
+    die = icepool.d10.explode(depth=max(0, -(-target // 10) - 1)) if explode else icepool.d10
+    return Fraction(die.reroll([1], depth=1).pool(n).highest(k).sum().probability(">=", target))
+
+
+def enumerated_emphasis_chance(n, k, tn):
+    """Every way n dice that never explode can fall, a first 1 replaced by a second face: counted out."""
+    one_die = [(face, Fraction(1, 10)) for face in range(2, 11)]
+    one_die += [(face, Fraction(1, 100)) for face in range(1, 11)]  # first a 1, then this face
+    total = Fraction(0)
+    for outcome in itertools.product(one_die, repeat=n):
+        faces = sorted((face for face, _ in outcome), reverse=True)
+        if sum(faces[:k]) >= tn:
+            total += math.prod((p for _, p in outcome), start=Fraction(1))
+    return total
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "tn", "explode", "bonus"),
+    [(1, 1, 2, True, 0), (2, 1, 12, True, 0), (6, 3, 25, True, 0), (5, 2, 30, True, 3), (4, 4, 22, False, 0),
+     (7, 3, 20, True, 0), (3, 3, 31, True, 0)],
+)
+def test_emphasis_odds_match_icepool(n, k, tn, explode, bonus):
+    ours = l5r.chance(n, k, tn, explode=explode, bonus=bonus, reroll_ones=True)
+    assert ours == icepool_emphasis_chance(n, k, tn, explode=explode, bonus=bonus)
+    if tn - bonus > k:  # below that every roll succeeds either way
+        assert ours > l5r.chance(n, k, tn, explode=explode, bonus=bonus)
+
+
+@pytest.mark.parametrize(("n", "k", "tn"), [(1, 1, 2), (2, 1, 9), (3, 2, 12), (4, 2, 17), (3, 3, 20)])
+def test_emphasis_odds_match_a_full_enumeration(n, k, tn):
+    assert l5r.chance(n, k, tn, explode=False, reroll_ones=True) == enumerated_emphasis_chance(n, k, tn)
+
+
+def test_one_die_with_an_emphasis_shows_a_one_a_hundredth_of_the_time():
+    curve = l5r.total_curve(1, 1, reroll_ones=True, high=12)
+    assert curve[1] == 1 and 1 - curve[2] == Fraction(1, 100)  # a 1, then a 1 again
+    assert curve[2] - curve[3] == Fraction(11, 100)  # a 2 at once, or after a 1
+    assert curve[11] - curve[12] == Fraction(11, 1000)  # 10 then 1: the explosion's 1 is not re-rolled
+    assert l5r.Pool(6, 3).with_emphasis().chance(25) == l5r.chance(6, 3, 25, reroll_ones=True)
+
+
+def test_an_emphasis_rolls_each_one_again_once_after_the_pool():
+    # 4k2: 1, 7, 1, 10+4; die 1 again shows 10 then 2, die 3 again shows 1, which stands.
+    result = l5r.roll(Roller(FixedFaces([1, 7, 1, 10, 4, 10, 2, 1])), 4, 2, tn=20, reroll_ones=True)
+    assert result.chains == ((10, 2), (7,), (1,), (10, 4))
+    assert result.rerolled == (0, 2)
+    assert result.total == 26 and result.success
+    plain = l5r.roll(Roller(FixedFaces([1, 7, 1, 10, 4])), 4, 2, tn=20)
+    assert plain.rerolled == () and plain.total == 21
+    assert l5r.rekeep(result, [1, 2]).rerolled == (0, 2)
+    # An unskilled pool's dice do not explode, re-rolled or not: 1 then 5, and a 10 that stays 10.
+    unskilled = l5r.roll_pool(Roller(FixedFaces([1, 10, 5])), l5r.skill_pool(2, 0).with_emphasis())
+    assert unskilled.chains == ((5,), (10,)) and unskilled.rerolled == (0,)
+
+
+def test_resolve_refuses_a_re_rolled_die_the_roll_does_not_have():
+    with pytest.raises(RulesError, match="must be one of the roll's dice"):
+        l5r.resolve([[3], [5]], 1, rerolled=[2])
 
 
 def test_ten_dice_rule_feeds_the_odds():

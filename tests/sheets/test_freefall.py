@@ -222,8 +222,8 @@ def test_sheet_shows_attributes_gear_programs_and_harm(character, client_for, pl
     assert 'id="ff-harm1-state"' in html and "5d20" in html
 
 
-def test_spending_points_updates_current_and_sends_it_back(character, client_for, player):
-    client = client_for(player)
+def test_the_gms_spent_edit_updates_current_and_sends_it_back(character, client_for, gm):
+    client = client_for(gm)
     version = Character.objects.get(pk=character.pk).version
     response = edit(client, character, "body_spent", "2")
     assert response.status_code == 200
@@ -248,8 +248,8 @@ def test_spending_points_updates_current_and_sends_it_back(character, client_for
         ("harm1_state", "dead", "Choose one of the listed options"),
     ],
 )
-def test_bad_edits_are_refused_and_change_nothing(character, client_for, player, path, value, message):
-    client = client_for(player)
+def test_bad_edits_are_refused_and_change_nothing(character, client_for, gm, path, value, message):
+    client = client_for(gm)
     character.refresh_from_db()
     version = character.version
     before = (FreeFallSheet.objects.values().get(pk=character.freefall.pk), counts())
@@ -262,18 +262,17 @@ def test_bad_edits_are_refused_and_change_nothing(character, client_for, player,
     assert (FreeFallSheet.objects.values().get(pk=character.freefall.pk), counts()) == before
 
 
-def test_lowering_permanent_keeps_current_at_or_above_zero(character, client_for, player):
-    client = client_for(player)
-    assert edit(client, character, "body_spent", "3").status_code == 200
-    response = edit(client, character, "body_perm", "3")
+def test_lowering_permanent_keeps_current_at_or_above_zero(character, client_for, player, gm):
+    assert edit(client_for(gm), character, "body_spent", "3").status_code == 200
+    response = edit(client_for(player), character, "body_perm", "3")
     assert response.status_code == 200
     sheet = FreeFallSheet.objects.get(pk=character.freefall.pk)
     assert (sheet.body_perm, sheet.body_spent) == (3, 1)
     assert 'aria-label="BODY current 0 of 1"' in response.content.decode()
 
 
-def test_harm_slots_fill_empty_and_shrink_the_pool(character, client_for, player):
-    client = client_for(player)
+def test_the_gms_harm_edits_fill_empty_and_shrink_the_pool(character, client_for, gm):
+    client = client_for(gm)
     response = edit(client, character, "harm1_state", "temp")
     assert response.status_code == 200
     html = response.content.decode()
@@ -297,8 +296,8 @@ def test_harm_slots_fill_empty_and_shrink_the_pool(character, client_for, player
     assert (sheet.harm2_state, sheet.harm2_kind) == ("empty", "")
 
 
-def test_gear_condition_and_program_status_edit_in_place(character, client_for, player):
-    client = client_for(player)
+def test_the_gm_edits_gear_condition_and_program_status_in_place(character, client_for, gm):
+    client = client_for(gm)
     vest = character.ff_gear.get(name="Carbon vest")
     program = character.ff_programs.get()
     response = edit(client, character, f"gear:{vest.pk}:condition", "broken")
@@ -310,6 +309,97 @@ def test_gear_condition_and_program_status_edit_in_place(character, client_for, 
     assert program.compromised and vest.condition == "broken"
     # Broken gear and compromised programs keep binding.
     assert system.state(Character.objects.get(pk=character.pk)).binding.mind == 2
+
+
+def test_a_player_cannot_type_play_state_and_nothing_changes(character, client_for, player, gm):
+    """Harm comes from play (FREE/FALL l.65-130: a hit, a pushed action) and goes at rest (l.100); gear
+    breaks as harm option C (l.126); a 1 on a hacking die compromises a program (l.134); points are spent
+    through play (l.59-63). So harm, spent points, condition and status are the GM's to type
+    (docs/rules.md)."""
+    vest = character.ff_gear.get(name="Carbon vest")
+    vest.condition = FreeFallGear.Condition.BROKEN
+    vest.save()
+    program = character.ff_programs.get()
+    program.compromised = True
+    program.save()
+    sheet = character.freefall
+    sheet.harm1_state, sheet.harm1_kind, sheet.body_spent = "perm", "physical", 2
+    sheet.save()
+    refusals = {
+        "harm1_state": ("empty", "Harm slot 1 state"),
+        "harm1_kind": ("psychic", "Harm slot 1 kind"),
+        "body_spent": ("0", "BODY spent"),
+        f"gear:{vest.pk}:condition": ("ok", "Carbon vest condition"),
+        f"program:{program.pk}:compromised": ("no", "Needle status"),
+    }
+    client = client_for(player)
+    for path, (value, label) in refusals.items():
+        character.refresh_from_db()
+        before = saved_state(character)
+        response = edit(client, character, path, value)
+        assert response.status_code == 422, path
+        raw = response.content.decode()
+        assert f"Only the GM changes {escape(label)} by hand; play changes it." in raw
+        # The field's value stays as saved, not the typed one.
+        character.refresh_from_db()
+        assert saved_state(character) == before
+        # The page gives the player no editor for it either.
+        shown = client.get(reverse("sheet_field", args=[character.pk, path]), {"edit": "1"}, **HTMX)
+        assert "<form" not in shown.content.decode() and "hx-get" not in shown.content.decode()
+    assert not character.changes.filter(reason__startswith="Edited").exists()
+    # The GM's correction works and is in the history.
+    assert edit(client_for(gm), character, "harm1_state", "empty").status_code == 200
+    change = character.changes.get(reason="Edited Harm slot 1 state")
+    assert change.author == gm
+    sheet.refresh_from_db()
+    assert (sheet.harm1_state, sheet.harm1_kind) == ("empty", "")
+
+
+def saved_state(character):
+    """The version, the sheet row, and every gear condition and program status, as saved."""
+    return (
+        character.version,
+        FreeFallSheet.objects.values().get(pk=character.freefall.pk),
+        list(character.ff_gear.order_by("pk").values_list("condition", flat=True)),
+        list(character.ff_programs.order_by("pk").values_list("compromised", flat=True)),
+    )
+
+
+def test_the_permanent_value_is_the_players_build(character, client_for, player):
+    """The permanent value is the build (FREE/FALL l.59): the player keeps typing it."""
+    response = edit(client_for(player), character, "mind_perm", "5")
+    assert response.status_code == 200
+    assert FreeFallSheet.objects.get(pk=character.freefall.pk).mind_perm == 5
+
+
+def test_the_player_spends_a_point_from_the_sheet(character, client_for, player, other_player):
+    """FREE/FALL l.59-63, "SPEND ATTRIBUTE TO: Meet an Action Prerequisite ... Negate 1 Level of incoming
+    Harm": the sheet's Spend button takes one current point; at 0 it is refused and nothing changes."""
+    url = reverse("freefall_spend", args=[character.pk, "body"])
+    page = client_for(player).get(character.get_absolute_url()).content.decode()
+    assert f'action="{url}"' in page and "Spend 1 BODY" in page
+    character.refresh_from_db()
+    assert client_for(other_player).post(url, {"version": character.version}).status_code == 403
+    for left in (2, 1, 0):  # BODY 5 - 2 binding = 3 current
+        character.refresh_from_db()
+        response = client_for(player).post(url, {"version": character.version}, follow=True)
+        assert f"Vesna Kade spends 1 BODY: {left} left." in response.content.decode()
+    character.refresh_from_db()
+    version = character.version
+    response = client_for(player).post(url, {"version": version}, follow=True)
+    assert "BODY has no current points left to spend; rest to get them back." in response.content.decode()
+    character.refresh_from_db()
+    assert character.version == version and character.freefall.body_spent == 3
+    assert character.changes.filter(reason="Spent 1 BODY", author=player).count() == 3
+    stale = client_for(player).post(
+        reverse("freefall_spend", args=[character.pk, "mind"]), {"version": version - 1}, follow=True
+    )
+    assert "Someone changed this sheet" in stale.content.decode()
+    assert FreeFallSheet.objects.get(pk=character.freefall.pk).mind_spent == 0
+    bad = client_for(player).post(
+        reverse("freefall_spend", args=[character.pk, "soul"]), {"version": version}, follow=True
+    )
+    assert "Choose BODY, MIND or GHOST to spend." in bad.content.decode()
 
 
 # ----- buttons and exact chances ------------------------------------------------------------------
@@ -338,9 +428,9 @@ def test_buttons_follow_the_options(character, client_for, player):
     assert 'Needle STEEL - <span class="roll-chance">75.0%</span>' in html
 
 
-def test_more_dice_than_the_pool_is_refused(character, client_for, player):
+def test_more_dice_than_the_pool_is_refused(character, client_for, player, gm):
     client = client_for(player)
-    edit(client, character, "harm1_state", "perm")
+    assert edit(client_for(gm), character, "harm1_state", "perm").status_code == 200
     html = client.get(reverse("sheet_buttons", args=[character.pk]), {"tn": "hard", "dice": "5"}, **HTMX)
     assert "Your pool is 4 dice right now; assign at most 4." in html.content.decode()
     before = FeedEntry.objects.count()

@@ -202,13 +202,16 @@ def test_rule_skill_rank_costs_the_new_rank(table, player, client_for):
     assert "Spent 2 XP." in page_text(spend(client_for(player), character, "skill:skill_athletics@1"))
     assert L5RSkill.objects.get(character=character, name="Athletics").rank == 2
     assert l5r_system.xp(Character.objects.get(pk=character.pk)) == 1
-    # Every spend is a sheet change: undoing a raise puts the rank and the XP back. A new skill's row
-    # is not undone value by value (the history's rule); the GM can set its rank back to 0.
+    # Every spend is a sheet change: undoing a raise puts the rank and the XP back; undoing the new
+    # skill takes its row off, and its XP comes back with it.
     raised, added = SheetChange.objects.filter(character=character).order_by("-pk")[:2]
     change_undo(change=raised, author=player)
     assert L5RSkill.objects.get(character=character, name="Athletics").rank == 1
     assert l5r_system.xp(Character.objects.get(pk=character.pk)) == 3
-    with pytest.raises(UndoRefused, match="added or removed a row"):
+    change_undo(change=added, author=player)
+    assert not L5RSkill.objects.filter(character=character, name="Stealth").exists()
+    assert l5r_system.xp(Character.objects.get(pk=character.pk)) == 4
+    with pytest.raises(UndoRefused, match="already undone"):
         change_undo(change=added, author=player)
 
 

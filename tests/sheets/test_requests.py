@@ -413,3 +413,15 @@ async def test_a_gm_only_answer_and_the_group_result_on_the_wire(
         assert len(entries) == 1 and group.summary in entries[0]["html"], name
     for socket in sockets.values():
         await socket.disconnect()
+
+
+def test_fivebyfive_request_names_the_untrained_roll(make_campaign, gm, player, other_player, client_for):
+    """Five by Five: anything not on the sheet rolls untrained (0); the GM can ask every sheet for it."""
+    table = demo_table(make_campaign, "fivebyfive", [player, other_player])
+    mine = table.characters.get(owner=player)
+    data = {"label": "Pick the lock", "characters": [mine.pk], "roll_key": "untrained"}
+    data["visibility"] = "public"
+    assert client_for(gm).post(reverse("requests_gm", args=[table.pk]), data, **HTMX).status_code == 200
+    assert RollRequest.objects.get().roll_key == "untrained"
+    prompt = page_text(client_for(player).get(reverse("sheet_requests", args=[mine.pk])))
+    assert "Untrained 0" in prompt and "Brawler" not in prompt

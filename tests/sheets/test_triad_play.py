@@ -136,6 +136,18 @@ def test_berserker_rage_advantage_is_spent_by_the_next_body_roll(helsing, player
     assert 'id="triad-condition" class="mt-3" hx-swap-oob="true"' in response.content.decode()
 
 
+def test_stunned_character_rolls_from_the_sheet_at_disadvantage(helsing, player, client_for, fixed_dice):
+    """Triad l.124: a stunned target suffers "Disadvantage on all of that target's task rolls": a roll
+    from the sheet while it says stunned takes two dice and keeps the lower."""
+    hurt(helsing, stunned=True)
+    fixed_dice(18, 3)
+    roll(client_for(player), helsing, "ability:body")
+    entry = FeedEntry.objects.order_by("pk").last()
+    assert [(d["face"], d["kept"]) for d in entry.result["dice"]] == [(18, False), (3, True)]
+    # Kept 3, floored by Body 8, against 10: a failure (18 alone would have been a critical).
+    assert entry.result["outcome"] == "failure" and entry.result["total"] == 8
+
+
 def test_the_dead_roll_nothing(helsing, player, client_for, fixed_dice):
     """Triad l.126: "the character dies"; the sheet says so and refuses rolls."""
     hurt(helsing, body=0, dead=True)
@@ -188,6 +200,22 @@ def test_out_of_tier_rule_applies_to_existing_sheets(helsing, gm, player, client
     assert "The GM allows characters outside the tiers." in page_text(
         client_for(player).get(helsing.get_absolute_url())
     )
+
+
+def test_a_tier_move_redraws_the_tier_totals_and_the_build_check(helsing, player, client_for):
+    """Triad l.199-203 ("Heroic: 35 ability score points, 5 Traits"; "Elite: 40 ... 7 Traits"): moving to a
+    bigger tier on the sheet shows the new tier's totals and what the build now misses, with the edit's
+    answer, not only after a reload."""
+    edit(client_for(player), helsing, "tier", "heroic")
+    response = edit(client_for(player), helsing, "body_max", "7")  # 35 points, 5 traits: Heroic exactly
+    body = response.content.decode()
+    assert '<span id="triad-tier-totals" hx-swap-oob="true"> (35 points, 5 traits)</span>' in body
+    assert '<div id="triad-build-check" hx-swap-oob="true"></div>' in body
+    response = edit(client_for(player), helsing, "tier", "elite")
+    body = response.content.decode()
+    assert '<span id="triad-tier-totals" hx-swap-oob="true"> (40 points, 7 traits)</span>' in body
+    check = body.split('id="triad-build-check"', 1)[1]
+    assert "Out of tier:" in check and "40" in check
 
 
 def add_trait(client, character, listed="", custom=""):

@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.db.models import prefetch_related_objects
 
 from campaigns.forms import WholeNumberField
 from rules import fivebyfive as rules
 from rules.dice import Outcome
-from sheets.combat import Action, CombatRules, EncounterError, RollResult, Side
+from sheets.combat import Action, CombatRules, Defence, EncounterError, RollResult, Side
 from sheets.contract import Die
 from sheets.services import character_change
 
@@ -152,6 +153,8 @@ def _uses(combatant) -> list[Use]:
     if combatant.character is None:
         named = [Use(name, name, value) for name, value in combatant.stats["descriptors"].items()]
     else:
+        # Read once per character and kept on it: the offered forms and the action itself all ask.
+        prefetch_related_objects([combatant.character], "descriptors")
         named = [
             Use(
                 str(row.pk),
@@ -376,6 +379,27 @@ def attack_form_class(
     return FiveByFiveAttackForm
 
 
+NO_DODGE = "none"
+
+
+def defence_form_class(defender, *, holds_token: bool = False, aspects: bool = False) -> type[forms.Form]:
+    """What a hit player character's player declares (Five by Five l.500-503): dodge, with which
+    descriptor, spending their token, based on which aspect; or no dodge."""
+    auto = _auto(defender, DODGE)
+    choices = [
+        (u.key, f"Dodge with {u.label}" + (" (auto)" if u == auto else "")) for u in _usable(defender, DODGE)
+    ] + [(NO_DODGE, "No dodge: take the damage")]
+    token_label = "Spend a doubles token" + (" (one held)" if holds_token else " (none held)")
+
+    class FiveByFiveDefenceForm(forms.Form):
+        dodge_with = forms.ChoiceField(choices=choices, initial=auto.key, label="Defence")
+        dodge_token = forms.BooleanField(required=False, label=token_label)
+        if aspects:
+            dodge_aspect = _aspect_field(DODGE, "Dodge based on aspect")
+
+    return FiveByFiveDefenceForm
+
+
 def heal_form_class(actor, *, holds_token: bool = False, aspects: bool = False) -> type[forms.Form]:
     token_label = "Healer's token (holds one)" if holds_token else "Healer's token (none held)"
 
@@ -499,9 +523,11 @@ class FiveByFiveCombat(CombatRules):
                 form_class=attack_form_class(actor, foes, holds_token=holds_token, aspects=aspects),
                 targets=foes,
                 help="To hit, then the target may dodge (once a round, twice with a shield or off-hand "
-                "dagger), then 1d6 + DB + the target's AV.",
+                "dagger), then 1d6 + DB + the target's AV. A player's character hit declares its own "
+                "dodge, unless the GM resolves at once with the dodge inputs here.",
                 # The shift is the GM's ruling and the dodge is the target's own choice.
                 gm_fields=("shift", "dodge", "dodge_with", "dodge_token", "dodge_aspect"),
+                defender_chooses=True,
             ),
             Action(
                 "heal",
@@ -516,11 +542,73 @@ class FiveByFiveCombat(CombatRules):
 
     def act(self, encounter, actor, action, target, data, roller, author):
         if action == "attack":
-            lines = self._attack(encounter, actor, target, data, roller, author)
+            lines, _ = self._attack(encounter, actor, target, data, roller, author)
         else:
             lines = self._heal(encounter, actor, target, data, roller, author)
         actor.state = {**actor.state, "acted": True}
         return lines
+
+    def open_defence(self, encounter, actor, action, target, data, roller, author):
+        """The to-hit alone: on a hit the target's player declares the dodge (l.500-503, "declares after
+        being the successful target of an attack"); a miss, or a target with no dodge, is done at once."""
+        lines, waits = self._attack(encounter, actor, target, data, roller, author, ask=True)
+        actor.state = {**actor.state, "acted": True}
+        return lines, waits
+
+    def defence(self, encounter, pending, attacker, defender):
+        holds_token = _Changes(encounter).holds_token(defender)
+        aspects = _uses_aspects(encounter)
+        aspect = DEFAULT_ASPECT[DODGE].value if aspects else ""
+        used, per_round = _dodges(defender)
+        shift = _aspect_steps(defender, aspect)
+        odds = tuple(
+            (f"Dodge with {u.label}", rules.chance(rules.shift(u.value, u.steps + shift)))
+            for u in _usable(defender, DODGE)
+        )
+        return Defence(
+            prompt=f"{attacker.name} hits {defender.name}: dodge, or take the damage?",
+            form_class=defence_form_class(defender, holds_token=holds_token, aspects=aspects),
+            label="Defend",
+            help=f"A dodge that succeeds negates the attack; {per_round - used} of {per_round} "
+            f"dodge{'s' if per_round > 1 else ''} left this round. Damage: 1d6 + DB + your AV.",
+            odds=odds,
+        )
+
+    def defence_chance(self, encounter, pending, attacker, defender, data):
+        """The chance the declared dodge succeeds (None: no dodge, nothing rolled)."""
+        if data.get("dodge_with", NO_DODGE) == NO_DODGE:
+            return None
+        use = _pick(defender, data["dodge_with"], DODGE)
+        steps = use.steps + _aspect_steps(defender, data.get("dodge_aspect") or "")
+        return rules.chance(rules.shift(use.value, steps), doubles_token=bool(data.get("dodge_token")))
+
+    def defend(self, encounter, pending, attacker, defender, data, roller, author):
+        changes = _Changes(encounter)
+        dodge_use, no_dodge = None, self._no_dodge(defender)
+        if data["dodge_with"] != NO_DODGE and not no_dodge:
+            dodge_use = _pick(defender, data["dodge_with"], DODGE)
+        dodge_token = bool(data.get("dodge_token")) and dodge_use is not None
+        if dodge_token and not changes.holds_token(defender):
+            raise EncounterError(f"{defender.name} holds no doubles token to spend on the dodge.")
+        dodge_aspect = _aspect_steps(defender, data.get("dodge_aspect") or "")
+        # The attacker's token waits for the damage it was named for (still held after the hit).
+        damage_token = bool(pending.get("damage_token")) and changes.holds_token(attacker)
+        reasons: dict[int, str] = {}
+        lines = self._after_hit(
+            attacker, defender, dodge_use, dodge_aspect, dodge_token, damage_token, roller, changes, reasons
+        )
+        changes.save(author, reasons)
+        return lines
+
+    @staticmethod
+    def _no_dodge(target) -> str:
+        """Why ``target`` cannot dodge now ("" when it can)."""
+        _, _, shield, dagger = _gear(target)
+        if _condition(target) != "healthy":
+            return f"{target.name} is {_condition(target)} and cannot dodge"
+        if not rules.can_dodge(_dodges(target)[0], shield=shield, offhand_dagger=dagger):
+            return f"{target.name} has no dodge left this round"
+        return ""
 
     def chance(self, encounter, actor, action, target, data):
         """To hit (an attack, before the target's dodge) or the healing check, as ``act`` rolls it."""
@@ -532,7 +620,10 @@ class FiveByFiveCombat(CombatRules):
         target_number = rules.shift(use.value, use.steps + shift)
         return rules.chance(target_number, doubles_token=data.get("spend") == token_on)
 
-    def _attack(self, encounter, actor, target, data, roller, author):
+    def _attack(self, encounter, actor, target, data, roller, author, *, ask=False):
+        """To hit, then (on a hit) the target's dodge and the damage. ``ask``: a hit the target can dodge
+        stops after the to-hit, for its player to declare the dodge (``defend``); the second value is
+        what that needs, or None when the attack is done."""
         if data.get("dodge_with") and not str(data["dodge_with"]).startswith(f"{target.pk}:"):
             raise EncounterError(
                 f"That dodge is another combatant's: pick one of {target.name}'s, or leave it automatic."
@@ -544,39 +635,24 @@ class FiveByFiveCombat(CombatRules):
         attacker_token = changes.holds_token(actor)
         if options["spend"] and not attacker_token:
             raise EncounterError(f"{actor.name} holds no doubles token to spend.")
-        db, _, _, _ = _gear(actor)
-        _, av, shield, dagger = _gear(target)
-        dodge_use, no_dodge = None, ""
-        if options["dodge"]:
-            used, per_round = _dodges(target)
-            if _condition(target) != "healthy":
-                no_dodge = f"{target.name} is {_condition(target)} and cannot dodge"
-            elif not rules.can_dodge(used, shield=shield, offhand_dagger=dagger):
-                no_dodge = f"{target.name} has no dodge left this round"
-            else:
-                key = options["dodge_with"].partition(":")[2] if options["dodge_with"] else ""
-                dodge_use = _pick(target, key, DODGE)
-        dodge_aspect = _aspect_steps(target, options.get("dodge_aspect") or "")
-        target_token = changes.holds_token(target)
-        dodge_token = bool(options["dodge_token"] and dodge_use)
-        if dodge_token and not target_token:
-            raise EncounterError(f"{target.name} holds no doubles token to spend on the dodge.")
-        result = rules.roll_attack(
+        no_dodge = self._no_dodge(target) if (ask or options["dodge"]) else ""
+        dodge_use, dodge_aspect, dodge_token = None, 0, False
+        if not ask and options["dodge"] and not no_dodge:
+            key = options["dodge_with"].partition(":")[2] if options["dodge_with"] else ""
+            dodge_use = _pick(target, key, DODGE)
+            dodge_aspect = _aspect_steps(target, options.get("dodge_aspect") or "")
+            dodge_token = bool(options["dodge_token"])
+            if dodge_token and not changes.holds_token(target):
+                raise EncounterError(f"{target.name} holds no doubles token to spend on the dodge.")
+        # As rules.roll_attack rolls it: a token kept for the damage is still held through the hit.
+        hit = rules.roll_task(
             roller,
-            attack=use.value,
-            db=db,
-            av=av,
-            dodge=dodge_use.value if dodge_use else None,
-            attack_steps=use.steps + shift,
-            dodge_steps=dodge_use.steps + dodge_aspect if dodge_use else 0,
-            attack_token=options["spend"] == "hit",
-            dodge_token=dodge_token,
-            damage_token=options["spend"] == "damage",
+            use.value,
+            steps=use.steps + shift,
+            doubles_token=options["spend"] == "hit",
             holding_token=attacker_token,
-            dodge_holding_token=target_token,
         )
-        hit = result.hit
-        changes.set_token(actor, result.attacker_token_held)
+        changes.set_token(actor, hit.token_held)
         hit_notes = _token_notes(actor.name, spent=hit.token_spent, earned=hit.token_earned)
         if no_dodge and hit.success:
             hit_notes.append(no_dodge)
@@ -595,8 +671,37 @@ class FiveByFiveCombat(CombatRules):
         reasons = {}
         if actor.character is not None:
             reasons[actor.character.pk] = f"Attack on {target.name}"
-        if result.dodge is not None:
-            dodge = result.dodge
+        waits = None
+        if hit.success and ask and not no_dodge:
+            waits = {"damage_token": options["spend"] == "damage"}
+        elif hit.success:
+            lines += self._after_hit(
+                actor,
+                target,
+                dodge_use,
+                dodge_aspect,
+                dodge_token,
+                options["spend"] == "damage",
+                roller,
+                changes,
+                reasons,
+            )
+        changes.save(author, reasons)
+        return lines, waits
+
+    def _after_hit(
+        self, actor, target, dodge_use, dodge_aspect, dodge_token, damage_token, roller, changes, reasons
+    ) -> list[RollResult]:
+        """The hit target's dodge (``dodge_use`` None: none), then the damage unless it dodged."""
+        lines = []
+        if dodge_use is not None:
+            dodge = rules.roll_task(
+                roller,
+                dodge_use.value,
+                steps=dodge_use.steps + dodge_aspect,
+                doubles_token=dodge_token,
+                holding_token=changes.holds_token(target),
+            )
             target.state = {**target.state, "dodges": target.state.get("dodges", 0) + 1}
             changes.set_token(target, dodge.token_held)
             used, per_round = _dodges(target)
@@ -618,32 +723,36 @@ class FiveByFiveCombat(CombatRules):
             )
             if target.character is not None:
                 reasons[target.character.pk] = f"Dodged {actor.name}'s attack"
-        if result.damage is not None:
-            hurt = result.damage
-            before = _hp(target)[0]
-            after = rules.apply_damage(before, hurt.damage)
-            changes.set_hp(target, after)
-            trumps = len(hurt.faces) - 1
-            trump_note = f" + {rules.DAMAGE_TRUMP_BONUS * trumps} ({trumps} trump{'s' if trumps > 1 else ''})"
-            lines.append(
-                RollResult(
-                    label=f"{actor.name} damages {target.name}",
-                    summary=f"{hurt.faces[-1]}{trump_note if trumps else ''} + DB {hurt.db} + AV {hurt.av} "
-                    f"= {hurt.damage} damage",
-                    dice=_chain_dice(hurt.faces, token=hurt.token_spent),
-                    outcome=Outcome.NONE,
-                    outcome_label="damage",
-                    total=hurt.damage,
-                    changes=tuple(
-                        _token_notes(actor.name, spent=hurt.token_spent, earned=False)
-                        + _condition_note(target, before, after)
-                    ),
-                    character=target.character,
-                )
+            if dodge.success:
+                return lines
+        db, _, _, _ = _gear(actor)
+        _, av, _, _ = _gear(target)
+        hurt = rules.roll_damage(roller, db=db, av=av, doubles_token=damage_token)
+        if hurt.token_spent:
+            changes.set_token(actor, False)
+        before = _hp(target)[0]
+        after = rules.apply_damage(before, hurt.damage)
+        changes.set_hp(target, after)
+        trumps = len(hurt.faces) - 1
+        trump_note = f" + {rules.DAMAGE_TRUMP_BONUS * trumps} ({trumps} trump{'s' if trumps > 1 else ''})"
+        lines.append(
+            RollResult(
+                label=f"{actor.name} damages {target.name}",
+                summary=f"{hurt.faces[-1]}{trump_note if trumps else ''} + DB {hurt.db} + AV {hurt.av} "
+                f"= {hurt.damage} damage",
+                dice=_chain_dice(hurt.faces, token=hurt.token_spent),
+                outcome=Outcome.NONE,
+                outcome_label="damage",
+                total=hurt.damage,
+                changes=tuple(
+                    _token_notes(actor.name, spent=hurt.token_spent, earned=False)
+                    + _condition_note(target, before, after)
+                ),
+                character=target.character,
             )
-            if target.character is not None:
-                reasons[target.character.pk] = f"{hurt.damage} damage from {actor.name}"
-        changes.save(author, reasons)
+        )
+        if target.character is not None:
+            reasons[target.character.pk] = f"{hurt.damage} damage from {actor.name}"
         return lines
 
     def _heal(self, encounter, actor, target, data, roller, author):

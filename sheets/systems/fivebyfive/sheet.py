@@ -1018,6 +1018,11 @@ class FiveByFiveSystem(SheetSystem):
                 problems.append(f"Only one descriptor may stand {what}; the file has {count}")
         return problems
 
+    def common_roll_keys(self):
+        # Every sheet has these two: the untrained check (Five by Five: anything not on the sheet rolls
+        # at 0, shifted by the aspect the GM names) and its weapon's damage. Descriptors are each sheet's own.
+        return [("untrained", "Untrained (0)"), ("damage", "Weapon damage")]
+
     def party_summary(self, character):
         sheet = character.fivebyfive
         token = "token" if sheet.doubles_token else "no token"

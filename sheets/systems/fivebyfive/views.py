@@ -1,15 +1,11 @@
 """Five by Five between rolls: the GM's "time passes" for a dying character, and days of natural recovery."""
 
-from django import forms
-from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from sheets import selectors
-from sheets.forms import STALE_MESSAGE, seen_version
-from sheets.models import StaleVersion
+from sheets.views import sheet_action
 
 from . import sheet as fivebyfive
 
@@ -22,21 +18,8 @@ def _fivebyfive_character(request, character_id: int):
     return character
 
 
-def _sheet_action(request, character, form: forms.Form, act):
-    """Validate the form, run ``act(cleaned_data, seen_version)`` and say how it went above the sheet."""
-    if not form.is_valid():
-        for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
-    else:
-        try:
-            said = act(form.cleaned_data, seen_version(request.POST))
-        except StaleVersion:
-            messages.error(request, STALE_MESSAGE)
-        except ValidationError as refused:
-            messages.error(request, " ".join(refused.messages))
-        else:
-            messages.success(request, said[:1].upper() + said[1:] + ".")
-    return redirect("sheet", character_id=character.pk)
+def _sentence(said: str) -> str:
+    return said[:1].upper() + said[1:] + "."
 
 
 @require_POST
@@ -45,24 +28,26 @@ def time_passes(request, character_id: int):
     # How long the scene took is the GM's call, not something a player shortens or skips.
     if not character.campaign.is_gm(request.user):
         raise PermissionDenied("Only the GM says how much time passes.")
-    return _sheet_action(
+    return sheet_action(
         request,
         character,
-        fivebyfive.TimePassesForm(request.POST, prefix="time"),
         lambda data, seen: fivebyfive.time_passes(
             character=character, minutes=data["minutes"], author=request.user, seen_version=seen
         ),
+        _sentence,
+        form=fivebyfive.TimePassesForm(request.POST, prefix="time"),
     )
 
 
 @require_POST
 def rest(request, character_id: int):
     character = _fivebyfive_character(request, character_id)
-    return _sheet_action(
+    return sheet_action(
         request,
         character,
-        fivebyfive.RestForm(request.POST, prefix="rest"),
         lambda data, seen: fivebyfive.rest(
             character=character, days=data["days"], author=request.user, seen_version=seen
         ),
+        _sentence,
+        form=fivebyfive.RestForm(request.POST, prefix="rest"),
     )

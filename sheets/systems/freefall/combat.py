@@ -160,8 +160,12 @@ def _declaration_form(actor, *, attack: bool) -> type[forms.Form]:
         gear = sheet_system.state(actor.character).gear
         weapons = [(g.name, f"{g.name} (DV {g.dv})") for g in gear if g.dv and g.usable]
         if attack:
+            # The first weapon is shown chosen, to go with the "gear" prerequisite shown beside it.
             fields["gear"] = forms.ChoiceField(
-                choices=weapons + [("", f"Bare hands (DV {UNARMED_DV})")], required=False, label="Weapon"
+                choices=weapons + [("", f"Bare hands (DV {UNARMED_DV})")],
+                initial=weapons[0][0] if weapons else "",
+                required=False,
+                label="Weapon",
             )
         else:
             fields["gear"] = forms.ChoiceField(
@@ -199,6 +203,7 @@ def _hack_form(actor) -> type[forms.Form]:
         "program": forms.ChoiceField(
             choices=[(p.name, f"{p.name} ({p.tier.label} +{p.bonus})") for p in active]
             + [("", f"No program: {specialty}")],
+            initial=active[0].name if active else "",  # shown chosen: the first running program
             required=False,
             label="Program",
         ),

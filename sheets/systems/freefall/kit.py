@@ -255,6 +255,25 @@ def repair(*, character, gear_id: int, author, seen_version: int | None = None) 
     return row
 
 
+def spend(*, character, attribute: str, author, seen_version: int | None = None) -> int:
+    """Spend 1 current point of ``attribute`` outside an encounter: to force a check or negate a level of
+    harm (FREE/FALL l.59-63). The player's way to spend; typing "spent" is the GM's. The points left."""
+    try:
+        which = rules.Attribute(attribute)
+    except ValueError:
+        raise ValidationError("Choose BODY, MIND or GHOST to spend.") from None
+    current = system.state(character).current[which]
+    if current <= 0:
+        raise ValidationError(f"{which.label} has no current points left to spend; rest to get them back.")
+    path = f"{which.value}_spent"
+    sheet = character.freefall
+    reason = f"Spent 1 {which.label}"
+    with character_change(character=character, author=author, reason=reason, seen_version=seen_version):
+        setattr(sheet, path, getattr(sheet, path) + 1)
+        sheet.save(update_fields=[path])
+    return current - 1
+
+
 def rest(*, character, author, seen_version: int | None = None) -> bool:
     """Rest: temporary harm clears ("Clears with Rest", l.100) and spent points come back (the seed says
     not when; rest is when a GM would give them). Permanent harm stays. False when nothing changed."""

@@ -702,7 +702,10 @@ class FreeFallSystem(SheetSystem):
                 max=rules.ATTRIBUTE_MAX,
             )
         if attribute in ATTRIBUTES and part == "spent":
-            return EditableField(path, f"{ATTRIBUTE_LABELS[attribute]} spent", getattr(sheet, path), min=0)
+            # Points are spent through play (the sheet's Spend button, an encounter) and come back at rest.
+            return EditableField(
+                path, f"{ATTRIBUTE_LABELS[attribute]} spent", getattr(sheet, path), min=0, gm_only=True
+            )
         if path in HARM_PATHS:
             slot, part = HARM_PATHS[path]
             return EditableField(
@@ -711,6 +714,7 @@ class FreeFallSystem(SheetSystem):
                 getattr(sheet, path),
                 input_type="select",
                 choices=tuple(HARM_STATE_CHOICES if part == "state" else HARM_KIND_CHOICES),
+                gm_only=True,  # harm comes from play (a hit, a pushed action) and goes at rest
             )
         kind, _, rest = path.partition(":")
         ident, _, part = rest.partition(":")
@@ -723,6 +727,7 @@ class FreeFallSystem(SheetSystem):
                     row.condition,
                     input_type="select",
                     choices=tuple(FreeFallGear.Condition.choices),
+                    gm_only=True,  # gear breaks in play (harm option C) and comes back by Repair
                 )
         if kind == "program" and part == "compromised" and ident.isdigit():
             row = next((r for r in character.ff_programs.all() if r.pk == int(ident)), None)
@@ -733,6 +738,7 @@ class FreeFallSystem(SheetSystem):
                     "yes" if row.compromised else "no",
                     input_type="select",
                     choices=COMPROMISED_CHOICES,
+                    gm_only=True,  # a 1 on a hacking die compromises it; the GM restores it after the mission
                 )
         raise KeyError(path)
 

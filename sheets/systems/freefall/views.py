@@ -1,7 +1,6 @@
-"""FREE/FALL's own page: the sheet's gear and programs, changed after creation; rest; repairs."""
+"""FREE/FALL's own page: the sheet's gear and programs, changed after creation; rest; repairs; spending."""
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -10,8 +9,9 @@ from django.views.decorators.http import require_POST
 from sheets import selectors
 from sheets.forms import STALE_MESSAGE, seen_version
 from sheets.models import StaleVersion
+from sheets.views import sheet_action
 
-from .kit import FreeFallKitForm, kit_update, repair, rest
+from .kit import FreeFallKitForm, kit_update, repair, rest, spend
 from .sheet import system as freefall
 
 
@@ -40,17 +40,23 @@ def sheet_rest(request, character_id: int):
 @require_POST
 def gear_repair(request, character_id: int, gear_id: int):
     character = _freefall_character(request, character_id)
-    try:
-        row = repair(
-            character=character, gear_id=gear_id, author=request.user, seen_version=seen_version(request.POST)
-        )
-    except StaleVersion:
-        messages.error(request, STALE_MESSAGE)
-    except ValidationError as refused:
-        messages.error(request, " ".join(refused.messages))
-    else:
-        messages.success(request, f"{row.name} is repaired: intact again.")
-    return redirect(character)
+    return sheet_action(
+        request,
+        character,
+        lambda _, seen: repair(character=character, gear_id=gear_id, author=request.user, seen_version=seen),
+        lambda row: f"{row.name} is repaired: intact again.",
+    )
+
+
+@require_POST
+def attribute_spend(request, character_id: int, attribute: str):
+    character = _freefall_character(request, character_id)
+    def act(_, seen):
+        return spend(character=character, attribute=attribute, author=request.user, seen_version=seen)
+
+    return sheet_action(
+        request, character, act, lambda left: f"{character.name} spends 1 {attribute.upper()}: {left} left."
+    )
 
 
 def kit(request, character_id: int):

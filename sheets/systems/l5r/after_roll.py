@@ -94,6 +94,7 @@ def _first_roll(entry: FeedEntry) -> rules.RollResult:
         bonus=entry.result.get("bonus", 0),
         tn=entry.result.get("tn"),
         choose=[i for i, die in enumerate(entry.result["dice"]) if die["kept"]],
+        rerolled=entry.result.get("rerolled", ()),
     )
 
 
@@ -148,6 +149,7 @@ def rekeep(character, key: str) -> RollResult:
             "tn": result.tn,
             "explode": result.explode,
             "raises": entry.result.get("raises", 0),
+            "rerolled": list(result.rerolled),
         },
     )
 

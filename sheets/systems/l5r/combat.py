@@ -31,10 +31,13 @@ Readings taken (the seed says nothing on initiative, Armor TN or wound ranks; th
   Initiative is not a TN roll: wounds do not change it.
 - Quick NPCs' initiative rolls are secret (only the GM sees them); their attacks and damage are
   public, since they change player characters' sheets.
+- An emphasis of the skill rolled (a skill roll, or an attack: Kenjutsu (Katana)) may be chosen as
+  applying: each of the roller's dice first showing a 1 is rolled again, once (4th edition, Emphases).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from django import forms
@@ -46,7 +49,15 @@ from sheets.combat import Action, CombatRules, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
-from .sheet import WOUNDS_MAX, odd_die_bonus, trait_label, wound_note, wound_text
+from .sheet import (
+    WOUNDS_MAX,
+    emphasis_names,
+    odd_die_bonus,
+    rerolled_text,
+    trait_label,
+    wound_note,
+    wound_text,
+)
 
 ATTACK_SKILLS = tuple(skill for skill in rules.SKILLS if skill.attack)
 ARROW = rules.ARROWS[0]  # the standard arrow
@@ -109,16 +120,26 @@ NPC_TRAITS = ("reflexes", "agility", "strength")
 MAX_REROLLS = 20  # ties re-roll at once (the book); twenty ties running is a stand-off, not a loop
 
 
-class L5RContestForm(forms.Form):
-    roll = forms.ChoiceField(choices=CONTEST_CHOICES, initial="trait:agility", label="Both roll")
-    raises = WholeNumberField(
-        min_value=0,
-        max_value=rules.TRAIT_MAX,
-        initial=0,
-        required=False,
-        label="Raises declared by the actor",
-    )
-    tie_stands = forms.BooleanField(required=False, label="A tie can stand (no re-roll)")
+def _contest_form(others) -> type[forms.Form]:
+    """A contested roll: what both roll, the actor's raises, and anyone else who joins (L5R, l.57)."""
+    fields = {
+        "roll": forms.ChoiceField(choices=CONTEST_CHOICES, initial="trait:agility", label="Both roll"),
+        "raises": WholeNumberField(
+            min_value=0,
+            max_value=rules.TRAIT_MAX,
+            initial=0,
+            required=False,
+            label="Raises declared by the actor",
+        ),
+        "also": forms.MultipleChoiceField(
+            choices=[(str(c.pk), c.name) for c in others],
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+            label="Others in the contest",
+        ),
+        "tie_stands": forms.BooleanField(required=False, label="A tie can stand (no re-roll)"),
+    }
+    return type("L5RContestForm", (forms.Form,), fields)
 
 
 class L5RTaskForm(forms.Form):
@@ -144,6 +165,35 @@ def open_tasks(encounter) -> list[dict]:
     return [task for task in encounter.state.get("l5r_tasks", []) if task["remaining"] > 0]
 
 
+def _emphasis_field(character, skills) -> dict[str, forms.Field]:
+    """The "emphasis applies" choice over the character's emphases of ``skills`` (none: no field)."""
+    names = {skill.name.lower() for skill in skills}
+    offered = [
+        (f"{row.name}:{name}", f"{row.name}: {name}")
+        for row in character.l5r_skills.all()
+        if row.rank and row.name.lower() in names
+        for name in emphasis_names(row.emphasis)
+    ]
+    if not offered:
+        return {}
+    field = forms.ChoiceField(
+        choices=[("", "None"), *offered], required=False, label="Emphasis applies (re-roll 1s once)"
+    )
+    return {"emphasis": field}
+
+
+def _emphasis(data, skill: rules.Skill) -> str:
+    """The chosen emphasis if it is one of ``skill``'s; refused when it belongs to another skill."""
+    owner, _, name = (data.get("emphasis") or "").partition(":")
+    if not name:
+        return ""
+    if owner.lower() != skill.name.lower():
+        raise EncounterError(
+            f"{name} is an emphasis of {owner}, not of {skill.name}: choose none or one of its own."
+        )
+    return name
+
+
 def _skill_form(encounter, actor, combatants) -> type[forms.Form]:
     """A skill roll by a character with a sheet: alone or with helpers, maybe toward a cumulative task."""
     helpers = [(str(c.pk), c.name) for c in combatants if c.pk != actor.pk and c.character is not None]
@@ -161,6 +211,7 @@ def _skill_form(encounter, actor, combatants) -> type[forms.Form]:
             choices=helpers, required=False, widget=forms.CheckboxSelectMultiple, label="Helpers"
         ),
         "task": forms.ChoiceField(choices=tasks, required=False, label="Counts toward"),
+        **(_emphasis_field(actor.character, rules.SKILLS) if actor.character is not None else {}),
     }
     return type("L5RSkillRollForm", (forms.Form,), fields)
 
@@ -189,6 +240,7 @@ def _attack_form(character) -> type[forms.Form]:
         "weapon": forms.ChoiceField(choices=weapon_choices, initial=initial, label="Weapon"),
         "raises": _raises_field(sheet.void),
         "use_void": _void_field(),
+        **_emphasis_field(character, ATTACK_SKILLS),
     }
     return type("L5RAttackForm", (forms.Form,), fields)
 
@@ -266,6 +318,7 @@ class AttackPlan:
     damage_words: str  # "Katana 3k2 + Strength 2"
     raises: int
     use_void: bool
+    emphasis: str = ""  # the attack skill's emphasis that applies: 1s re-rolled once
 
 
 class L5RCombat(CombatRules):
@@ -346,12 +399,13 @@ class L5RCombat(CombatRules):
                 "contest",
                 "Contested roll",
                 needs_target=True,
-                form_class=L5RContestForm,
+                form_class=_contest_form(others),
                 targets=others,
                 gm_fields=("tie_stands",),  # whether the scene allows a draw is the GM's call
                 help=(
-                    "Both roll the same trait, ring or skill; the higher total wins, a tie is rolled again "
-                    "unless it can stand. Each raise the actor declares must be won by 5 more."
+                    "Everyone in it rolls the same trait, ring or skill; the highest total wins, a tie at "
+                    "the top is rolled again unless it can stand. Each raise the actor declares must be "
+                    "won by 5 more."
                 ),
             )
         )
@@ -442,6 +496,7 @@ class L5RCombat(CombatRules):
                 summary=(
                     f"{plan.words}{' + Void point' * plan.use_void}: {result.notation} vs TN {tn_plan.tn} "
                     f"({tn_words}): {result.total}, {hit_or_miss}{_exploded(result)}"
+                    + (f" · {rerolled_text(plan.emphasis, result)}" if plan.emphasis else "")
                 ),
                 dice=_dice(result),
                 outcome=result.outcome,
@@ -528,21 +583,26 @@ class L5RCombat(CombatRules):
         )
 
     def _contest(self, encounter, actor, target, data, roller) -> list[RollResult]:
-        """Both roll; the higher total wins, unless its raises were not beaten by (L5R, Contested Rolls)."""
+        """All roll; the highest total wins, unless its raises were not beaten by (L5R, Contested Rolls)."""
         raises = data.get("raises") or 0
         numbers = fighter(actor)
         if raises > numbers.void:
             raise EncounterError(f"With Void {numbers.void} at most {numbers.void} raises can be declared.")
-        sides = [
-            (actor, *self._contest_pool(actor, data["roll"])),
-            (target, *self._contest_pool(target, data["roll"])),
-        ]
+        # The target, then anyone else ticked (a contest of several: "the player who rolls the highest").
+        joining = {int(pk) for pk in data.get("also") or ()} - {actor.pk, target.pk}
+        others = [c for c in encounter.combatants.all() if c.pk in joining and not self.is_out(c)]
+        if len(others) != len(joining):
+            raise EncounterError("Only combatants still in the fight can join the contest.")
+        contestants = [actor, target, *sorted(others, key=lambda c: c.position)]
+        sides = [(c, *self._contest_pool(c, data["roll"])) for c in contestants]
         if raises and not sides[0][1].raises_allowed:
             raise EncounterError("An unskilled roll cannot take raises.")
         odd = odd_die_bonus(encounter.campaign)
         what = dict(CONTEST_CHOICES)[data["roll"]].partition(": ")[2]
+        declared = [raises] + [0] * (len(sides) - 1)
         lines = []
         for attempt in range(1, MAX_REROLLS + 1):
+            # Reading: "the players involved must immediately re-roll": the whole contest, everyone in it.
             totals = []
             for combatant, pool, words in sides:
                 result = rules.roll_pool(roller, pool, odd_die_bonus=odd)
@@ -557,30 +617,32 @@ class L5RCombat(CombatRules):
                         character=combatant.character,
                     )
                 )
-            verdict = rules.contested(*totals, raises_a=raises, tie_allowed=data.get("tie_stands", False))
-            if verdict != "reroll":
+            winner = rules.contest_winner(totals, raises=declared)
+            if winner is not None or data.get("tie_stands"):
                 break
         raised = f", {raises} raise{'s' if raises != 1 else ''} declared" if raises else ""
-        score = f"{totals[0]} to {totals[1]}{raised}"
-        if verdict == "reroll":
+        score = " to ".join(str(total) for total in totals) + raised
+        tied = [c.name for c, total in zip(contestants, totals, strict=True) if total == max(totals)]
+        if winner is None and data.get("tie_stands"):
+            between = f" between {' and '.join(tied)}" if len(contestants) > 2 else ""
+            summary, outcome = f"{score}: a tie{between}, and it stands", Outcome.NONE
+        elif winner is None:
             summary, outcome = (
                 f"{score}: still tied after {MAX_REROLLS} re-rolls; the GM settles it",
                 Outcome.NONE,
             )
-        elif verdict == "tie":
-            summary, outcome = f"{score}: a tie, and it stands", Outcome.NONE
         else:
-            winner = actor if verdict == "a" else target
-            summary = f"{score}: {winner.name} wins"
-            if verdict == "b" and totals[0] > totals[1]:
-                summary += f" (not beaten by {rules.RAISE_STEP * raises})"
-            outcome = Outcome.SUCCESS if verdict == "a" else Outcome.FAILURE
+            summary = f"{score}: {contestants[winner].name} wins"
+            if winner != 0 and totals[0] == max(totals):
+                summary += f" ({actor.name} not ahead by {rules.RAISE_STEP * raises})"
+            outcome = Outcome.SUCCESS if winner == 0 else Outcome.FAILURE
+        against = ", ".join(c.name for c in contestants[1:])
         lines.append(
             RollResult(
-                label=f"Contest of {what}: {actor.name} against {target.name}",
+                label=f"Contest of {what}: {actor.name} against {against}",
                 summary=summary,
                 outcome=outcome,
-                outcome_label="" if outcome is Outcome.NONE else ("won" if verdict == "a" else "lost"),
+                outcome_label="" if outcome is Outcome.NONE else ("won" if winner == 0 else "lost"),
                 character=actor.character,
             )
         )
@@ -614,6 +676,7 @@ class L5RCombat(CombatRules):
         else:
             bonuses, rollers = [0], [actor]
         base_tn = task["minimum"] if task is not None else data["tn"]
+        emphasis = _emphasis(data, skill)  # the actor's own: helpers roll without it
         odd = odd_die_bonus(encounter.campaign)
         lines = []
         for combatant, bonus in zip(rollers, bonuses, strict=False):
@@ -626,6 +689,9 @@ class L5RCombat(CombatRules):
             trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait)
             rank = self._rank(combatant.character, skill)
             pool = rules.skill_pool(trait, rank, bonus=bonus, attack=skill.attack)
+            applies = emphasis if combatant.pk == actor.pk else ""
+            if applies:
+                pool = pool.with_emphasis()
             tn = base_tn + numbers.penalty
             result = rules.roll_pool(roller, pool, tn=tn, odd_die_bonus=odd)
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
@@ -640,7 +706,8 @@ class L5RCombat(CombatRules):
                 RollResult(
                     label=f"{combatant.name}: {skill.name}" + (f" toward {task['name']}" if task else ""),
                     summary=f"{words}: {result.notation} vs {tn_words}: {result.total}, {result.outcome}"
-                    + _exploded(result),
+                    + _exploded(result)
+                    + (f" · {rerolled_text(applies, result)}" if applies else ""),
                     dice=_dice(result),
                     outcome=result.outcome,
                     total=result.total,
@@ -709,6 +776,7 @@ class L5RCombat(CombatRules):
             weapon = rules.Weapon("Weapon", stats["weapon_rolled"], stats["weapon_kept"])
             damage = rules.damage_pool(weapon, stats["strength"])
             damage_words = f"Weapon {weapon.dr} + Strength {stats['strength']}"
+            emphasis = ""  # a quick NPC has one attack skill and no emphases
         else:
             options = data
             sheet = actor.character.l5r
@@ -720,13 +788,15 @@ class L5RCombat(CombatRules):
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + (" unskilled" * (not rank))
             raises = options["raises"] or 0
             damage, damage_words = self._weapon_damage(actor.character, options["weapon"], skill)
+            emphasis = _emphasis(options, skill)  # offered only for skills with a rank
+            if emphasis:
+                pool = pool.with_emphasis()
+                words += f", emphasis {emphasis}"
         use_void = options["use_void"]
         if use_void:
-            pool = rules.Pool(
-                pool.rolled + 1, pool.kept + 1, pool.bonus, pool.explode, pool.raises_allowed, pool.attack
-            )
+            pool = dataclasses.replace(pool, rolled=pool.rolled + 1, kept=pool.kept + 1)
         damage = rules.Pool(damage.rolled + raises, damage.kept, damage.bonus)
-        return AttackPlan(pool, words, damage, damage_words, raises, use_void)
+        return AttackPlan(pool, words, damage, damage_words, raises, use_void, emphasis)
 
     @staticmethod
     def _weapon_damage(character, choice: str, skill: rules.Skill) -> tuple[rules.Pool, str]:

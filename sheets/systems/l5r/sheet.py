@@ -25,6 +25,7 @@ Armor: ``L5RSheet.armor`` is the armor's bonus to the Armor TN, shown with the A
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from typing import Any
 
@@ -98,7 +99,28 @@ def starting_xp(campaign) -> int:
 
 def emphasis_count(text: str) -> int:
     """Emphases are written in one field, separated by commas ("Deceit, Poison" is two)."""
-    return sum(1 for part in (text or "").split(",") if part.strip())
+    return len(emphasis_names(text))
+
+
+def emphasis_names(text: str) -> list[str]:
+    """The emphases written in one field, in order ("Deceit, Poison" -> ["Deceit", "Poison"])."""
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def emphasis_choices(character) -> list[tuple[str, str]]:
+    """The roll option "an emphasis applies": (skill id:emphasis, "Skill: emphasis") for each one held."""
+    return [
+        (f"{skill.pk}:{name}", f"{skill.name}: {name}")
+        for skill in character.l5r_skills.all()
+        if skill.rank
+        for name in emphasis_names(skill.emphasis)
+    ]
+
+
+def chosen_emphasis(options, skill) -> str:
+    """The emphasis of ``skill`` the roll options say applies, or "" (another skill's, or none)."""
+    ident, _, name = (options.get("emphasis") or "").partition(":")
+    return name if ident == str(skill.pk) and name in emphasis_names(skill.emphasis) else ""
 
 
 def sheet_cost(sheet: L5RSheet, skills) -> int:
@@ -164,7 +186,14 @@ def total_curve(pool: rules.Pool, *, odd: bool, target: int | None) -> dict[int,
         low, high = max(0, min(low, target)), max(high, target + 10)
     high = min(high, rules.MAX_ODDS_TARGET + bonus, low + 400)
     curve = rules.total_curve(
-        pool.rolled, pool.kept, explode=pool.explode, bonus=pool.bonus, odd_die_bonus=odd, low=low, high=high
+        pool.rolled,
+        pool.kept,
+        explode=pool.explode,
+        bonus=pool.bonus,
+        odd_die_bonus=odd,
+        low=low,
+        high=high,
+        reroll_ones=pool.reroll_ones,
     )
     totals = sorted(curve)
     first = max([t for t in totals if curve[t] >= Fraction(995, 1000)], default=totals[0])
@@ -173,6 +202,14 @@ def total_curve(pool: rules.Pool, *, odd: bool, target: int | None) -> dict[int,
         # Keep the TN and two raises past it in view, so the picture shows what a raise costs.
         first, last = min(first, target), max(last, min(target + 10, totals[-1]))
     return {t: p for t, p in curve.items() if first <= t <= last}
+
+
+def rerolled_text(emphasis: str, result: rules.RollResult) -> str:
+    """What the emphasis did, for the feed: which dice showed 1 and what each became."""
+    if not result.rerolled:
+        return f"emphasis {emphasis}: no 1s to re-roll"
+    became = ", ".join(f"die {i + 1}: 1 → {result.die_totals[i]}" for i in result.rerolled)
+    return f"emphasis {emphasis}: 1s re-rolled ({became})"
 
 
 def median_total(curve: dict[int, Any]) -> int:
@@ -407,11 +444,22 @@ class L5ROptionsForm(forms.Form):
         label="Show untrained skills",
         widget=forms.CheckboxInput(attrs={"class": "form-check-input"}),
     )
+    emphasis = forms.ChoiceField(
+        required=False,
+        label="Emphasis applies (re-roll 1s once)",
+        error_messages={"invalid_choice": "Choose one of this sheet's emphases, or none."},
+        widget=forms.Select(attrs={"class": "form-select form-select-sm"}),
+    )
 
     def __init__(self, *args, character, **kwargs):
         super().__init__(*args, **kwargs)
         # No character: the GM's roll-request form, checked again on each sheet that answers.
         self.sheet = character.l5r if character is not None else None
+        offered = emphasis_choices(character) if character is not None else []
+        if offered:
+            self.fields["emphasis"].choices = [("", "None"), *offered]
+        else:
+            del self.fields["emphasis"]  # nothing to choose: no emphasis on the sheet
 
     def clean(self):
         data = super().clean()
@@ -738,9 +786,17 @@ class L5RSystem(SheetSystem):
         ring_ranks = rules.rings(sheet.trait_values(), void=sheet.void)
         items: list[dict[str, Any]] = []
 
-        def add(key, label, group, pool, *, tn_roll=True, note=""):
+        def add(key, label, group, pool, *, tn_roll=True, note="", emphasis=""):
             items.append(
-                {"key": key, "label": label, "group": group, "pool": pool, "tn_roll": tn_roll, "note": note}
+                {
+                    "key": key,
+                    "label": label,
+                    "group": group,
+                    "pool": pool,
+                    "tn_roll": tn_roll,
+                    "note": note,
+                    "emphasis": emphasis,
+                }
             )
 
         skills = list(character.l5r_skills.all())
@@ -749,7 +805,12 @@ class L5RSystem(SheetSystem):
             info = rules.skill_info(skill.name)
             pool = rules.skill_pool(trait, skill.rank, attack=bool(info and info.attack), label=skill.name)
             note = f"{trait_label(skill.trait)} {trait}" + (f" · {skill.emphasis}" if skill.emphasis else "")
-            add(f"skill:{skill.pk}", f"{skill.name} {skill.rank}", "Skills", pool, note=note)
+            emphasis = chosen_emphasis(options, skill)
+            if emphasis:
+                pool = pool.with_emphasis()
+                note += f" · {emphasis} applies: 1s re-rolled once"
+            label = f"{skill.name} {skill.rank}"
+            add(f"skill:{skill.pk}", label, "Skills", pool, note=note, emphasis=emphasis)
         if options.get("unskilled"):
             known = {s.name.lower() for s in skills}
             for skill in rules.SKILLS:
@@ -821,15 +882,7 @@ class L5RSystem(SheetSystem):
     def _with_void(pool: rules.Pool, options) -> rules.Pool:
         if not options.get("use_void"):
             return pool
-        return rules.Pool(
-            pool.rolled + 1,
-            pool.kept + 1,
-            pool.bonus,
-            pool.explode,
-            pool.raises_allowed,
-            pool.attack,
-            pool.label,
-        )
+        return dataclasses.replace(pool, rolled=pool.rolled + 1, kept=pool.kept + 1)
 
     @staticmethod
     def _plan(sheet, pool: rules.Pool, options) -> rules.RaisePlan:
@@ -957,6 +1010,8 @@ class L5RSystem(SheetSystem):
         exploded = [" + ".join(str(f) for f in chain) for chain in result.chains if len(chain) > 1]
         written = pool_text(pool, odd=odd) + ("" if pool.explode else " unskilled")
         request.update(pool=written, rolled=result.notation)
+        if item["emphasis"]:
+            request["emphasis"] = item["emphasis"]
         outcome_label = ""
         if plan is None:
             outcome, outcome_label = Outcome.NONE, "damage"
@@ -976,6 +1031,8 @@ class L5RSystem(SheetSystem):
                 summary += " (the TN without the raises was reached)"
         if exploded:
             summary += " · tens exploded: " + ", ".join(exploded)
+        if item["emphasis"]:
+            summary += " · " + rerolled_text(item["emphasis"], result)
         label = f"{item['label']} ({written})"
         if retried is not None:
             first_tn = options["tn"] - rules.SECOND_ATTEMPT_PENALTY
@@ -997,10 +1054,15 @@ class L5RSystem(SheetSystem):
                 "tn": tn,
                 "raises": plan.raises if plan else 0,
                 "explode": result.explode,
+                "rerolled": list(result.rerolled),
             },
         )
 
     # ----- roll requests: the GM names a trait, a ring or a skill; each sheet rolls its own pool -----
+
+    def dice_box_options(self, campaign_options):
+        # The Ten Dice house rule folds an XkY typed in the dice box as it folds the sheet's pools.
+        return {"odd_die_bonus": bool((campaign_options or {}).get(ODD_DIE_OPTION))}
 
     def common_roll_keys(self):
         return (

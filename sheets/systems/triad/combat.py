@@ -15,7 +15,7 @@ from django import forms
 
 from campaigns.forms import WholeNumberField
 from rules import triad as rules
-from sheets.combat import Action, CombatRules, EncounterError, RollResult
+from sheets.combat import Action, CombatRules, Defence, EncounterError, RollResult
 from sheets.contract import Die
 from sheets.services import character_change
 
@@ -106,6 +106,21 @@ class TriadDefendForm(forms.Form):
         help_text="Advantage on the defence, and a tie counts as holding it off.",
     )
     disadvantages = WholeNumberField(min_value=0, max_value=9, initial=0, required=False)
+    extra_effort = forms.BooleanField(
+        required=False, label="The defender's extra effort (1 point of the score hit, for advantage)"
+    )
+
+
+class TriadDefenceForm(forms.Form):
+    """What the defending player chooses on an NPC's attack: a related (Adv.) trait, extra effort."""
+
+    trait = forms.ChoiceField(
+        choices=[("", "None")],
+        required=False,
+        label="A related (Adv.) trait",
+        help_text="Advantage on the defence, and a tie counts as holding it off.",
+    )
+    extra_effort = forms.BooleanField(required=False, label="Extra effort (costs 1 point, gives advantage)")
 
 
 class TriadRageForm(forms.Form):
@@ -297,7 +312,10 @@ class TriadCombat(CombatRules):
                     form_class=_with_traits(TriadDefendForm, choices),
                     targets=targets,
                     help="The player character rolls to hold it off, against its Difficulty, with the "
-                    "score its kind of attack hurts. A dying character cannot: the hit lands.",
+                    "score its kind of attack hurts. A dying character cannot: the hit lands. The "
+                    "defender's player picks their (Adv.) trait and extra effort, unless the GM resolves "
+                    "at once with the inputs here.",
+                    defender_chooses=True,
                 ),
                 Action("move", "Move"),
             ]
@@ -395,7 +413,9 @@ class TriadCombat(CombatRules):
             )
         return offered
 
-    def act(self, encounter, actor, action, target, data, roller, author):
+    @staticmethod
+    def _spend_action(actor, action) -> None:
+        """One of the turn's two actions used (free ones are not)."""
         state = dict(actor.state)
         free = action in FREE_ACTIONS or (action == "attack" and state.get("relentless"))
         if action not in FREE_ACTIONS:
@@ -403,6 +423,9 @@ class TriadCombat(CombatRules):
         if not free:
             state["actions"] = state.get("actions", 0) + 1
         actor.state = state
+
+    def act(self, encounter, actor, action, target, data, roller, author):
+        self._spend_action(actor, action)
         if action == "move":
             return [
                 RollResult(
@@ -699,6 +722,64 @@ class TriadCombat(CombatRules):
             )
         ]
 
+    # ----- an NPC's attack, held off by the player character it aims at ---------------------------
+
+    def open_defence(self, encounter, actor, action, target, data, roller, author):
+        """The NPC's attack waits for the defending player's choices (the trait, extra effort); the GM's
+        calls (the kind of attack, disadvantages) are kept for it. A dying target cannot defend."""
+        if target.character.triad.dying:
+            return self.act(encounter, actor, action, target, data, roller, author), None
+        self._spend_action(actor, action)
+        return [], {"kind": data.get("kind") or "", "disadvantages": data.get("disadvantages") or 0}
+
+    def defence(self, encounter, pending, attacker, defender):
+        kind = pending.get("kind") or attacker.stats.get("kind", rules.BODY)
+        traits = _adv_traits(defender.character)
+        choices = [(str(t.pk), t.name) for t in traits]
+        odds = tuple(
+            (name, self._defence_odds(attacker, defender, {**pending, "trait": key}))
+            for key, name in [("", "No (Adv.) trait"), *choices]
+        )
+        return Defence(
+            prompt=f"{attacker.name} attacks {defender.name}: hold it off with {_label(kind)} "
+            f"against Difficulty {attacker.stats['difficulty']}.",
+            form_class=_with_traits(TriadDefenceForm, choices),
+            label="Defend",
+            help=f"A success holds the {KIND_LABELS[kind]} attack off; anything less lets its weapon land.",
+            odds=odds,
+        )
+
+    def defence_chance(self, encounter, pending, attacker, defender, data):
+        return self._defence_odds(attacker, defender, {**pending, **data})
+
+    def defend(self, encounter, pending, attacker, defender, data, roller, author):
+        return self._npc_attacks(attacker, defender, {**pending, **data}, roller, author)
+
+    def _defence_edge(self, actor, target, data, trait) -> tuple[str, int]:
+        """(the score the defence rolls, its edge) against the NPC ``actor``'s attack."""
+        sheet = target.character.triad
+        kind = data.get("kind") or actor.stats.get("kind", rules.BODY)
+        raging = sheet.rage_advantage and kind == rules.BODY
+        # A stunned NPC attacks at disadvantage: in a roll only the defender makes, that is its advantage.
+        npc_stunned = bool(actor.state.get("stunned_this_turn"))
+        edge = rules.count_edge(
+            adv_traits=int(trait is not None),
+            advantages=raging + npc_stunned,
+            disadvantages=data.get("disadvantages") or 0,
+            evading=bool(target.state.get("evading")),
+            extra_effort=bool(data.get("extra_effort")),
+        )
+        return kind, edge
+
+    def _defence_odds(self, actor, target, data):
+        """The chance the defence holds the NPC off, as ``_npc_attacks`` records it."""
+        trait = _picked_trait(target.character, data.get("trait") or "")
+        kind, edge = self._defence_edge(actor, target, data, trait)
+        adv_trait = trait is not None
+        current = getattr(target.character.triad, kind)
+        odds = rules.chance(current, actor.stats["difficulty"], edge=edge, adv_trait=adv_trait)
+        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
+
     def _npc_attacks(self, actor, target, data, roller, author):
         sheet = target.character.triad
         kind = data.get("kind") or actor.stats.get("kind", rules.BODY)
@@ -720,23 +801,28 @@ class TriadCombat(CombatRules):
         trait = _picked_trait(target.character, data.get("trait") or "")
         changes = []
         raging = sheet.rage_advantage and kind == rules.BODY
+        kind, edge = self._defence_edge(actor, target, data, trait)
+        effort = bool(data.get("extra_effort"))
+        vitals = sheet.vitals(_trait_names(target.character))
+        if effort:
+            vitals = rules.spend(vitals, kind, 1)  # refused (nothing rolled) with no point left
         if raging:
             changes.append(self._use_rage(target, author))
         evading = bool(target.state.get("evading"))
-        # A stunned NPC attacks at disadvantage: in a roll only the defender makes, that is its advantage.
         npc_stunned = bool(actor.state.get("stunned_this_turn"))
-        edge = rules.count_edge(
-            adv_traits=int(trait is not None),
-            advantages=raging + npc_stunned,
-            disadvantages=data.get("disadvantages") or 0,
-            evading=evading,
-        )
         current = getattr(sheet, kind)
         adv_trait = trait is not None
         odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
         result = rules.roll_task(
             roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=adv_trait
         )
+        if effort:
+            # Extra effort on the defence (Triad, l.57): the point goes once the roll is settled, before
+            # the blow it did not stop.
+            with character_change(character=target.character, author=author, reason="Extra effort"):
+                sheet.store(vitals)
+                sheet.save(update_fields=[kind])
+            changes.append(f"{_label(kind)} {current} -> {vitals.current(kind)} (extra effort)")
         # The defender's roll: a success holds the NPC off, anything less lets its weapon land.
         hit = result.failed
         if hit and weapon:
@@ -747,6 +833,7 @@ class TriadCombat(CombatRules):
             n
             for n, on in (
                 (trait.name if trait else "", adv_trait),
+                ("extra effort", effort),
                 ("evading", evading),
                 (f"{actor.name} stunned", npc_stunned),
             )

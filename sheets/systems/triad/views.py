@@ -4,13 +4,11 @@ from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
-from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from campaigns.forms import IdField
 from sheets import selectors
-from sheets.forms import STALE_MESSAGE, seen_version
-from sheets.models import StaleVersion
+from sheets.views import sheet_action
 
 from . import sheet as triad
 
@@ -27,15 +25,8 @@ def _triad_character(request, character_id: int):
     return character
 
 
-def _refused(request, form: forms.Form) -> None:
-    """Each error with the label of the field at fault, as one message above the sheet."""
-    for name, errors in form.errors.items():
-        text = " ".join(errors)
-        label = form.fields[name].label if name in form.fields else ""
-        messages.error(request, f"{label}: {text}" if label and not text.startswith(label) else text)
-
-
 def _refusal_messages(request, refused: ValidationError) -> None:
+    """A rest's points refused per ability are named with it ("Points to Mind: ...")."""
     if hasattr(refused, "error_dict"):
         for name, errors in refused.message_dict.items():
             label = triad.ABILITY_LABELS.get(name, name.title())
@@ -44,33 +35,12 @@ def _refusal_messages(request, refused: ValidationError) -> None:
         messages.error(request, " ".join(refused.messages))
 
 
-def _sheet_action(request, character, form: forms.Form, act, done):
-    """Validate the form, run ``act(cleaned_data, seen_version)`` and say how it went above the sheet.
-
-    ``done(result)`` words the success; a page that missed a change, or a rule that refuses, gets its
-    message and nothing changes.
-    """
-    if not form.is_valid():
-        _refused(request, form)
-    else:
-        try:
-            result = act(form.cleaned_data, seen_version(request.POST))
-        except StaleVersion:
-            messages.error(request, STALE_MESSAGE)
-        except ValidationError as refused:
-            _refusal_messages(request, refused)
-        else:
-            messages.success(request, done(result))
-    return redirect("sheet", character_id=character.pk)
-
-
 @require_POST
 def rest(request, character_id: int):
     character = _triad_character(request, character_id)
-    return _sheet_action(
+    return sheet_action(
         request,
         character,
-        triad.RestForm(request.POST, prefix="rest"),
         lambda data, seen: triad.rest(
             character=character,
             hours=data["hours"],
@@ -79,32 +49,36 @@ def rest(request, character_id: int):
             seen_version=seen,
         ),
         lambda changes: "Rested: " + (", ".join(changes) or "nothing needed recovering."),
+        form=triad.RestForm(request.POST, prefix="rest"),
+        refused=_refusal_messages,
     )
 
 
 @require_POST
 def trait_add(request, character_id: int):
     character = _triad_character(request, character_id)
-    return _sheet_action(
+    return sheet_action(
         request,
         character,
-        triad.TraitAddForm(request.POST, prefix="trait"),
         lambda data, seen: triad.trait_add(
             character=character, trait=data["trait"], author=request.user, seen_version=seen
         ),
         lambda row: f"Added {row.name}.",
+        form=triad.TraitAddForm(request.POST, prefix="trait"),
+        refused=_refusal_messages,
     )
 
 
 @require_POST
 def trait_remove(request, character_id: int):
     character = _triad_character(request, character_id)
-    return _sheet_action(
+    return sheet_action(
         request,
         character,
-        TraitRemoveForm(request.POST),
         lambda data, seen: triad.trait_remove(
             character=character, trait_id=data["trait"], author=request.user, seen_version=seen
         ),
         lambda name: f"Removed {name}.",
+        form=TraitRemoveForm(request.POST),
+        refused=_refusal_messages,
     )

@@ -1,0 +1,183 @@
+"""A whole FREE/FALL session at four browsers: the GM and three players, each on their own device (one a
+phone).
+
+The GM starts a fight with the players' characters and a sentry. Each player declares and locks in their
+own action from their own sheet (an attack, a hack, a plain action), the GM declares for the sentry; the
+actions resolve last declared first (FREE/FALL, l.51), each player rolling their own, the one hit taking
+the harm themselves (mitigate, then break bound gear: l.73, l.118-126), and every result reaches the
+others live. The book has no advancement, so the player repairs the gear she broke on her own sheet.
+Then the GM asks everyone for a check, which each answers from their sheet. The GM never edits a player's
+sheet.
+"""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.models import Membership
+from play import encounters as services
+from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
+from sheets.registry import system_for
+from sheets.services import character_create
+from sheets.systems.freefall.models import FreeFallGear
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+def third_character(campaign, owner, name: str):
+    """A third player's character: the first demo breacher again under another name, through the builder."""
+    system = system_for(campaign)
+    data = {**system.demo_form_data()[0], "name": name}
+    form = system.builder_form(campaign=campaign, data=data, trusted=True)
+    assert form.is_valid(), form.errors
+    return character_create(campaign=campaign, owner=owner, cleaned_data=form.cleaned_data)
+
+
+@pytest.fixture
+def raid(make_campaign, make_user, gm, player, other_player):
+    third = make_user("third")
+    campaign = make_campaign("freefall", players=[player, other_player], name="Neon Drop")
+    Membership.objects.create(campaign=campaign, user=third)
+    load_demo_characters(campaign, players=[player, other_player])
+    third_character(campaign, third, "Ilya Rook")
+    encounter = services.encounter_create(campaign=campaign, name="Server farm")
+    # The order they are added is the declaration order: the sentry declares last and resolves first.
+    for name in ("Vesna Kade", "Osei Marr", "Ilya Rook"):
+        services.combatant_add_character(encounter=encounter, character=campaign.characters.get(name=name))
+    services.combatant_add_npc(
+        encounter=encounter, name="Sentry", cleaned_data={"body": 3, "mind": 2, "ghost": 2, "av": 0, "dv": 2}
+    )
+    return campaign, encounter, third
+
+
+def test_a_freefall_session_at_four_devices(new_page, raid, gm, player, other_player, monkeypatch):
+    campaign, encounter, third = raid
+    faces = []
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
+    monkeypatch.setattr("play.request_views.system_random", lambda: FixedFaces(faces))
+    users = {"Vesna Kade": player, "Osei Marr": other_player, "Ilya Rook": third}
+    sheets = {}
+    for name, user in users.items():
+        page = new_page(width=390, height=844) if name == "Osei Marr" else new_page()
+        log_in(page, user.username, PASSWORD)
+        page.goto(campaign.characters.get(name=name).get_absolute_url())
+        expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+        sheets[name] = page
+
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(encounter.get_absolute_url())
+    gm_page.get_by_role("button", name="Roll initiative and start").click()
+    expect(gm_page.locator(".encounter-round")).to_have_text("1")
+
+    def turn_form(name: str, button: str):
+        page = sheets[name]
+        expect(page.get_by_role("status").filter(has_text="Your turn")).to_have_text(f"Your turn: {name}")
+        return page.locator("#turn-panel form.encounter-action", has=page.get_by_role("button", name=button))
+
+    def seen_by_all(text: str, *, but: str = ""):
+        expect(gm_page.locator("#encounter-log")).to_contain_text(text)
+        for name, page in sheets.items():
+            if name != but:
+                expect(page.locator("#turn-panel .turn-latest")).to_contain_text(text)
+
+    # Phase 1 (l.9-11): each declares on their own turn and locks in, at least one die on each action.
+    attack = turn_form("Vesna Kade", "Declare an attack")
+    attack.get_by_role("button", name="Declare an attack").click()  # the rail pistol, 1 die, TN 11
+    sheets["Vesna Kade"].get_by_role("button", name="Lock in: Attack at Sentry 1d20 vs TN 11").click()
+    seen_by_all("Vesna Kade declares")
+
+    hack = turn_form("Osei Marr", "Declare a hack")
+    hack.get_by_label("TN", exact=True).select_option("hard")
+    hack.get_by_label("Program").select_option("Icebreaker")
+    hack.get_by_role("button", name="Declare a hack").click()  # Icebreaker, CHROME +10 (l.152)
+    sheets["Osei Marr"].get_by_role("button", name="Lock in: Hack with Icebreaker 1d20+10 vs TN 16").click()
+    seen_by_all("Osei Marr declares")
+
+    task = turn_form("Ilya Rook", "Declare an action")
+    task.get_by_label("Action", exact=True).fill("Climb")
+    task.get_by_role("button", name="Declare an action").click()
+    sheets["Ilya Rook"].get_by_role("button", name="Lock in: Climb 1d20 vs TN 11").click()
+    seen_by_all("Ilya Rook declares")
+
+    # The GM declares for the sentry on the encounter page: an attack at Ilya.
+    expect(gm_page.get_by_role("heading", name="Sentry's turn")).to_be_visible()
+    npc = gm_page.locator(
+        "form.encounter-action", has=gm_page.get_by_role("button", name="Declare an attack")
+    )
+    npc.locator("select[name='target']").select_option(label="Ilya Rook")
+    npc.get_by_role("button", name="Declare an attack").click()
+    gm_page.get_by_role("button", name="Lock in: Attack at Ilya Rook 1d20 vs TN 11").click()
+
+    # Phase 5 (l.51): the last declared acts first. The sentry's 15 hits: DV 2 against the vest's AV 2
+    # still leaves 1 level (l.71), which Ilya takes herself on her own sheet.
+    faces[:] = [15]
+    gm_page.get_by_role("button", name="Roll: Attack at Ilya Rook 1d20 vs TN 11").click()
+    seen_by_all("Ilya Rook is hit: DV 2 against AV 2: 1 level(s) of physical harm")
+    turn_form("Ilya Rook", "Mitigate physical harm").get_by_role(
+        "button", name="Mitigate physical harm"
+    ).click()
+    take = turn_form("Ilya Rook", "Take a level of physical harm")
+    take.get_by_label("Take it as").select_option("break_gear")
+    take.get_by_label("Gear").select_option("Carbon weave vest")
+    take.get_by_role("button", name="Take a level of physical harm").click()
+    seen_by_all("Carbon weave vest is now faulty")  # Hardened: faulty before broken (l.126, l.166)
+    ilya = campaign.characters.get(name="Ilya Rook")
+    assert ilya.ff_gear.get(name="Carbon weave vest").condition == FreeFallGear.Condition.FAULTY
+
+    faces[:] = [12]
+    turn_form("Ilya Rook", "Roll: Climb").get_by_role("button", name="Roll: Climb 1d20 vs TN 11").click()
+    seen_by_all("Ilya Rook: Climb")
+
+    # A natural 1 on a hacking die compromises the program (l.134), on Osei's sheet, live.
+    faces[:] = [1]
+    roll = turn_form("Osei Marr", "Roll: Hack")
+    roll.get_by_role("button", name="Roll: Hack with Icebreaker 1d20+10 vs TN 16").click()
+    seen_by_all("Icebreaker compromised (a natural 1)")
+
+    # Vesna's 14 hits: the rail pistol's DV 3, Piercing, against AV 0; the GM mitigates for the sentry.
+    faces[:] = [14]
+    roll = turn_form("Vesna Kade", "Roll: Attack")
+    roll.get_by_role("button", name="Roll: Attack at Sentry 1d20 vs TN 11").click()
+    seen_by_all("Sentry is hit: DV 3 against AV 0: 3 level(s) of physical harm")
+    mitigate = gm_page.locator("form.encounter-action", has=gm_page.get_by_role("button", name="Mitigate"))
+    mitigate.get_by_label("BODY (3 left)").fill("3")
+    mitigate.get_by_role("button", name="Mitigate physical harm").click()
+    expect(gm_page.get_by_text("Round 2: declare").first).to_be_visible()
+
+    # No advancement in the book: Ilya repairs her vest on her own sheet once the fight allows it.
+    ilya_page = sheets["Ilya Rook"]
+    ilya_page.get_by_role("button", name="Repair Carbon weave vest").click()
+    expect(ilya_page.get_by_text("Carbon weave vest is repaired: intact again.")).to_be_visible()
+    assert ilya.ff_gear.get(name="Carbon weave vest").condition == FreeFallGear.Condition.OK
+
+    # The GM asks every player for a GHOST check, one die against Hard (TN 16); each answers.
+    table = new_page()
+    log_in(table, gm.username, PASSWORD)
+    table.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(table.locator("#table-status")).to_have_text("Live")
+    panel = table.locator("#requests-gm")
+    panel.locator("summary").click()
+    for box in panel.locator("input[name=characters]").all():
+        box.check()
+    panel.locator("#id_label").fill("Slip past the guards")
+    panel.locator("#id_roll_key").select_option("attribute:ghost")
+    panel.locator("#id_tn").select_option("hard")
+    panel.locator("#id_dice").fill("1")
+    panel.get_by_role("button", name="Ask").click()
+    expect(panel.locator(".request-tally")).to_have_text("0 of 3 answered · 0 succeeded · 0 failed")
+    for name, page in sheets.items():
+        prompt = page.locator(".roll-prompt")
+        expect(prompt).to_contain_text("The GM asks: Slip past the guards")
+        faces[:] = [17]
+        prompt.get_by_role("button", name="GHOST").click()
+        expect(prompt).to_have_count(0)
+        expect(panel.locator(".request-answer", has_text=name)).to_contain_text("TN 16: 1 success")
+    expect(panel.locator(".request-tally")).to_have_text("3 of 3 answered · 3 succeeded · 0 failed")
+    # Everything on the players' sheets was done by their players (or by the fight the GM ran).
+    for name in users:
+        character = campaign.characters.get(name=name)
+        assert not character.changes.filter(author=gm, reason__startswith="Edited").exists()
