@@ -204,7 +204,7 @@ layer = sys.argv[2]
 if layer == "redis":
     project_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["LAYER_PREFIX"]
 else:
-    project_settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    project_settings.CHANNEL_LAYERS = {"default": {"BACKEND": "campaigns.layers.TableChannelLayer"}}
 project_settings.TABLE_RATE_LIMITS = {"roll": (10**9, 1), "chat": (10**9, 1)}
 project_settings.TABLE_SOCKETS_PER_USER = 10**6
 

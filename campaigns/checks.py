@@ -3,7 +3,8 @@
 from django.conf import settings
 from django.core import checks
 
-IN_MEMORY_LAYER = "channels.layers.InMemoryChannelLayer"
+# channels' own in-memory layer, and the project's paced one (campaigns/layers.py): both per process.
+IN_MEMORY_LAYERS = {"channels.layers.InMemoryChannelLayer", "campaigns.layers.TableChannelLayer"}
 TAG = "channels"
 
 
@@ -17,7 +18,7 @@ def in_memory_layer_with_several_workers(app_configs=None, **kwargs):
     """
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
     workers = getattr(settings, "WEB_WORKERS", 1)
-    if settings.DEBUG or backend != IN_MEMORY_LAYER or workers <= 1:
+    if settings.DEBUG or backend not in IN_MEMORY_LAYERS or workers <= 1:
         return []
     return [
         checks.Warning(

@@ -167,10 +167,12 @@ except ValueError:
     raise ImproperlyConfigured("WEB_CONCURRENCY must be a whole number of workers") from None
 
 # Worker threads serving HTTP requests (config.asgi), each with its own database connection: a request
-# waits for a free one past this many at once. Rolls are a few milliseconds of CPU under the GIL, so
-# more threads than this add connections, not speed (bench/table.py).
+# waits for a free one past this many at once. A roll is a few milliseconds of CPU under one GIL, so
+# more threads only contend for it (and, on SQLite, for its one writer's lock): over 100 tables of 8,
+# 8 threads cost a quarter more CPU per roll than 2 (docs/performance.md). PostgreSQL's round trips
+# leave room for a few more.
 try:
-    HTTP_THREADS = max(1, int(os.environ.get("HTTP_THREADS") or 8))
+    HTTP_THREADS = max(1, int(os.environ.get("HTTP_THREADS") or (4 if os.environ.get("DATABASE_URL") else 2)))
 except ValueError:
     raise ImproperlyConfigured("HTTP_THREADS must be a whole number of threads") from None
 
@@ -192,7 +194,8 @@ if os.environ.get("REDIS_URL"):
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' in-memory layer with its housekeeping paced (campaigns/layers.py): one process only.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "campaigns.layers.TableChannelLayer"}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

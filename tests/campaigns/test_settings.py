@@ -48,7 +48,7 @@ def test_embedded_default_is_sqlite_and_in_memory_layer():
         "print(settings.DATABASES['default']['ENGINE'], settings.CHANNEL_LAYERS['default']['BACKEND'])"
     )
     result = run_manage("shell", "-v", "0", "-c", code)
-    assert result.stdout.split() == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer"]
+    assert result.stdout.split() == ["django.db.backends.sqlite3", "campaigns.layers.TableChannelLayer"]
 
 
 def test_urls_switch_backends():
