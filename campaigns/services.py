@@ -379,7 +379,7 @@ def table_roll_create(
     return feed_entry_create(
         campaign=campaign,
         author=author,
-        label=notation.to_notation(tree),
+        label=notation.to_notation(tree, with_comment=False),
         character=character,
         request={"source": "dice_box", "notation": notation_text},
         result=notation.render_data(rolled),
@@ -485,7 +485,7 @@ def _chat_with_rolls(
                 entry, _ = feed_entry_create(
                     campaign=campaign,
                     author=author,
-                    label=notation.to_notation(tree),
+                    label=notation.to_notation(tree, with_comment=False),
                     request={"source": "chat", "notation": line},
                     result=result,
                     summary=notation.render_text(rolled),

@@ -925,11 +925,12 @@ def _parse_bounds(node: Node) -> tuple[int, int]:
     return _union(_node_bounds(node, False), _node_bounds(node, True))
 
 
-def to_notation(tree: Tree) -> str:
-    """The canonical text for a tree; parsing it gives the same tree back."""
-    comment = f" # {tree.comment}" if tree.comment else ""
+def to_notation(tree: Tree, *, with_comment: bool = True) -> str:
+    """The canonical text for a tree; parsing it gives the same tree back (``with_comment=False``:
+    the dice alone, for a feed entry's label, which shows the comment on a line of its own)."""
+    comment = f" # {tree.comment}" if tree.comment and with_comment else ""
     if isinstance(tree, Repeat):
-        return f"{tree.count}x {to_notation(tree.line)}{comment}"
+        return f"{tree.count}x {to_notation(tree.line, with_comment=with_comment)}{comment}"
     if isinstance(tree, FiveByFive):
         return f"5x5 vs {tree.value}" + (" token" if tree.doubles_token else "") + comment
     text = _sum_notation(tree.terms)

@@ -170,8 +170,6 @@ class TaskResult:
     outcome: Outcome
     edge: int = 0
     adv_trait: bool = False
-    #: Ability points spent on extra effort; the sheet subtracts them after the roll.
-    effort_spent: int = 0
 
     @property
     def succeeded(self) -> bool:
@@ -205,19 +203,14 @@ def check(ability: int, difficulty: int, dice: Iterable[int], *, edge: int = 0,
 
 
 def roll_task(roller: Roller, *, ability: int, difficulty: int, edge: int = 0,
-              adv_trait: bool = False, extra_effort: bool = False) -> TaskResult:
+              adv_trait: bool = False) -> TaskResult:
     """Throw the dice for a task roll and grade it.
 
     ``edge`` is the net edge with every source already counted: for extra effort pass
-    ``count_edge(..., extra_effort=True)``. ``extra_effort`` only records the 1-point cost
-    (``effort_spent``), paid after the roll, and needs a point left to spend.
+    ``count_edge(..., extra_effort=True)``, and pay its point with ``spend`` after the roll.
     """
-    if extra_effort and _int(ability, "The ability score", low=0, field="ability") < 1:
-        raise TriadError("Extra effort needs at least 1 point left in the ability.",
-                         field="ability")
     faces = roller.dice(dice_for(edge), DIE)
-    result = check(ability, difficulty, faces, edge=edge, adv_trait=adv_trait)
-    return replace(result, effort_spent=1) if extra_effort else result
+    return check(ability, difficulty, faces, edge=edge, adv_trait=adv_trait)
 
 
 @cache

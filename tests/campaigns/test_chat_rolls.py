@@ -29,7 +29,8 @@ def test_each_inline_roll_is_stored_as_a_roll_and_the_line_shows_its_total(campa
     line, created = say(campaign, player, "I swing [[1d20+5]] and hit for [[2d6+3 # slash]]", 14, 4, 5)
     assert created
     rolls = list(FeedEntry.objects.filter(campaign=campaign, kind="roll").order_by("seq"))
-    assert [(roll.label, roll.result["total"]) for roll in rolls] == [("1d20+5", 19), ("2d6+3 # slash", 12)]
+    assert [(roll.label, roll.result["total"]) for roll in rolls] == [("1d20+5", 19), ("2d6+3", 12)]
+    assert rolls[1].result["comment"] == "slash"  # shown on the roll's own line, not in its label
     assert rolls[0].result["terms"][0]["dice"][0]["faces"] == [14]
     assert all(roll.visibility == "public" and roll.request["source"] == "chat" for roll in rolls)
     assert (

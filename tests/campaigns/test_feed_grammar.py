@@ -48,6 +48,9 @@ def test_a_label_follows_its_term_and_the_comment_shows(campaign, player):
     shown = text(html)
     assert "3 [fire]" in shown and "= 8" in shown
     assert 'class="feed-comment"' in html and "hits the troll" in shown
+    # The comment shows once, on its own line: the label is the dice alone.
+    assert shown.count("hits the troll") == 1
+    assert FeedEntry.objects.get(campaign=campaign).label == "1d8+3[fire]"
 
 
 def test_rerolled_faces_are_shown_struck_before_the_face_that_stands(campaign, player):

