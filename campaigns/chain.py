@@ -21,9 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from django.db import connections
-from django.db.models import F
-
+from .counters import counter_increment
 from .models import Campaign, FeedEntry, WhisperRecipient
 
 VERSION = 1  # part of every hash, so a future change of what is covered cannot pass for this one
@@ -96,30 +94,10 @@ def link(campaign: Campaign, entry: FeedEntry) -> None:
         if moved:
             campaign.last_seq, campaign.last_hash = seq, entry.hash
             return
-    entry.seq, prev_hash = _bump(campaign.pk)
+    entry.seq, prev_hash = counter_increment(Campaign, campaign.pk, "last_seq", read=("last_hash",))
     seal(entry, prev_hash)
     Campaign.objects.filter(pk=campaign.pk).update(last_hash=entry.hash)
     campaign.last_seq, campaign.last_hash = entry.seq, entry.hash
-
-
-def _bump(campaign_id: int) -> tuple[int, str]:
-    """Add one to the campaign's counter under its row lock: (the new seq, the head's hash)."""
-    connection = connections[Campaign.objects.db]
-    if not connection.features.can_return_columns_from_insert:  # SQLite before 3.35
-        Campaign.objects.filter(pk=campaign_id).update(last_seq=F("last_seq") + 1)
-        return Campaign.objects.values_list("last_seq", "last_hash").get(pk=campaign_id)
-    quote = connection.ops.quote_name
-    last_seq, last_hash = (quote(Campaign._meta.get_field(name).column) for name in ("last_seq", "last_hash"))
-    sql = (
-        f"UPDATE {quote(Campaign._meta.db_table)} SET {last_seq} = {last_seq} + 1 "  # noqa: S608 (names from meta)
-        f"WHERE {quote(Campaign._meta.pk.column)} = %s RETURNING {last_seq}, {last_hash}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [campaign_id])
-        row = cursor.fetchone()
-    if row is None:
-        raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
-    return row[0], row[1]
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,7 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import IntegrityError, connections, transaction
-from django.db.models import F
+from django.db import IntegrityError, transaction
 
 from rules import notation
 from rules.dice import Roller
@@ -144,38 +143,6 @@ def feed_entry_create(
 
 def entry_for_key(*, campaign: Campaign, author, idempotency_key: str) -> FeedEntry | None:
     return FeedEntry.objects.filter(campaign=campaign, author=author, idempotency_key=idempotency_key).first()
-
-
-def counter_increment(model, pk: int, field: str, **also) -> int:
-    """Add one to ``field`` of one row (setting the ``also`` values too) and return the new value.
-
-    One ``UPDATE ... RETURNING`` where the database can (PostgreSQL, SQLite 3.35+), two statements
-    elsewhere. The update takes the row's write lock until the transaction ends, as
-    ``select_for_update`` would, so concurrent callers queue and each gets its own number.
-    """
-    connection = connections[model.objects.db]
-    if not connection.features.can_return_columns_from_insert:  # SQLite before 3.35
-        model.objects.filter(pk=pk).update(**{field: F(field) + 1}, **also)
-        return model.objects.values_list(field, flat=True).get(pk=pk)
-    quote = connection.ops.quote_name
-    meta = model._meta
-    column = quote(meta.get_field(field).column)
-    sets = [f"{column} = {column} + 1"]
-    params = []
-    for name, value in also.items():
-        model_field = meta.get_field(name)
-        sets.append(f"{quote(model_field.column)} = %s")
-        params.append(model_field.get_db_prep_save(value, connection))
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} "  # noqa: S608 (names from the model's meta)
-        f"WHERE {quote(meta.pk.column)} = %s RETURNING {column}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, pk])
-        row = cursor.fetchone()
-    if row is None:
-        raise model.DoesNotExist(f"No {meta.verbose_name} {pk}.")
-    return row[0]
 
 
 def _feed_entry_save(

@@ -370,35 +370,38 @@ def table_odds(request, campaign_id: int):
         _, text = services.whisper_split(text)  # "/w alice 2d6": the odds of the 2d6
     except services.CampaignError:
         pass  # "/w" alone: the parser's own message says what is wrong with the line
-    context = {"campaign": campaign}
-    if text.strip():
-        try:
-            tree = notation.parse(text)
-        except NotationError as error:
-            context["notation_error"] = _caret(error)
-        else:
-            context["line"] = notation.to_notation(tree)
-            try:
-                dist = notation.distribution(tree)
-            except notation.NotExact:
-                # Roll and keep dice, and lines too big to draw, may still have an exact chance.
-                options = systems.get(campaign.system).dice_box_options(campaign.options)
-                try:  # the roll would be refused: say so while the line is typed
-                    chance = notation.rolled_chance(tree, text, **options)
-                except NotationError as error:
-                    context["notation_error"] = _caret(error)
-                else:
-                    context.update(
-                        not_exact=True,
-                        target=getattr(tree, "target", None),
-                        chance=rendering.format_percent(chance),
-                        chance_exact=rendering.exact_text(chance) if chance is not None else "",
-                    )
-            else:
-                repeat = tree.count if isinstance(tree, notation.Repeat) else None
-                picture = rendering.distribution_picture(dist, target=dist.target, repeat=repeat)
-                context.update(picture=picture, summary=rendering.distribution_summary(tree, dist, picture))
+    context = {"campaign": campaign, **(_odds(campaign, text) if text.strip() else {})}
     return TemplateResponse(request, "campaigns/_distribution.html", context)
+
+
+def _odds(campaign, text: str) -> dict:
+    """What the odds partial shows of a line: its picture, its chance alone, or what is wrong with it."""
+    try:
+        tree = notation.parse(text)
+    except NotationError as error:
+        return {"notation_error": _caret(error)}
+    line = notation.to_notation(tree)
+    try:
+        dist = notation.distribution(tree)
+    except notation.NotExact:
+        pass  # roll and keep dice, and lines too big to draw, may still have an exact chance
+    else:
+        repeat = tree.count if isinstance(tree, notation.Repeat) else None
+        picture = rendering.distribution_picture(dist, target=dist.target, repeat=repeat)
+        summary = rendering.distribution_summary(tree, dist, picture)
+        return {"line": line, "picture": picture, "summary": summary}
+    options = systems.get(campaign.system).dice_box_options(campaign.options)
+    try:
+        chance = notation.rolled_chance(tree, text, **options)
+    except NotationError as error:  # the roll would be refused: say so while the line is typed
+        return {"line": line, "notation_error": _caret(error)}
+    return {
+        "line": line,
+        "not_exact": True,
+        "target": getattr(tree, "target", None),
+        "chance": rendering.format_percent(chance),
+        "chance_exact": rendering.exact_text(chance) if chance is not None else "",
+    }
 
 
 @require_POST

@@ -183,8 +183,13 @@ class SavedRollForm(forms.Form):
         try:
             notation.parse(str(self.data.get(self.add_prefix("line"), "")).strip())
         except notation.NotationError as error:
-            return {"text": error.text, "caret": " " * error.index + "^"}
+            return caret_under(error)
         return None
+
+
+def caret_under(error: notation.NotationError) -> dict:
+    """A refused line and, below it, a caret under the character at fault (as the dice box draws it)."""
+    return {"text": error.text, "caret": " " * error.index + "^"}
 
 
 class IdempotencyForm(forms.Form):

@@ -25,7 +25,7 @@ from sheets.recent import recent_rolls
 from sheets.selectors import character_for_editor
 
 from . import saved_rolls
-from .forms import IdempotencyForm, SavedRollForm
+from .forms import IdempotencyForm, SavedRollForm, caret_under
 from .models import SavedRoll
 
 PANEL = "play/_saved_rolls.html"
@@ -129,7 +129,7 @@ def _show_or_add(request, *, campaign, character):
         except ValidationError as refused:
             form.add_error(None, refused)
             if isinstance(refused.__cause__, NotationError):
-                caret = {"text": refused.__cause__.text, "caret": " " * refused.__cause__.index + "^"}
+                caret = caret_under(refused.__cause__)
         else:
             notice = f"Saved “{saved.name}”."
             if not request.htmx:

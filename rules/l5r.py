@@ -364,9 +364,6 @@ class Pool:
             reroll_ones=self.reroll_ones,
         )
 
-    def with_bonus(self, extra: int) -> Pool:
-        return replace(self, bonus=self.bonus + _int("bonus", extra))
-
     def with_emphasis(self) -> Pool:
         """The same pool with an emphasis applying: 1s on the first roll are rolled again, once."""
         return replace(self, reroll_ones=True)

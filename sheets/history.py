@@ -157,22 +157,33 @@ def _row_key(address: str) -> tuple[str, int]:
     return model_name, int(pk)
 
 
+def _field_at(model_name: str, attname: str) -> models.Field | None:
+    """The model field an address names, None when the model no longer has it."""
+    return next((f for f in _model_for(model_name)._meta.concrete_fields if f.attname == attname), None)
+
+
+def _row_name(model_name: str, pk: int | str, sources: tuple[dict[str, Any], ...]) -> str:
+    """A row's own name as the first of ``sources`` holding it records it ("" when none does)."""
+    key = f"{model_name}:{pk}:name"
+    name = next((s[key] for s in sources if key in s), None)
+    return name if isinstance(name, str) else ""
+
+
 def _field_label(address: str, *sources: dict[str, Any]) -> str:
     """A value as a player knows it: "Stealth's rank", "xp" (a row's own name, when it has one)."""
     model_name, pk, attname = address.split(":")
-    field = next((f for f in _model_for(model_name)._meta.concrete_fields if f.attname == attname), None)
+    field = _field_at(model_name, attname)
     label = str(field.verbose_name) if field is not None else attname
     if model_name == "character":
         return label
-    row_name = next((s[f"{model_name}:{pk}:name"] for s in sources if f"{model_name}:{pk}:name" in s), None)
-    return f"{row_name}'s {label}" if isinstance(row_name, str) and row_name else label
+    row_name = _row_name(model_name, pk, sources)
+    return f"{row_name}'s {label}" if row_name else label
 
 
 def _row_label(row: tuple[str, int], *sources: dict[str, Any]) -> str:
     """A row as a player knows it: its name ("Stealth"), or what it is when it has none."""
     model_name, pk = row
-    name = next((s[f"{model_name}:{pk}:name"] for s in sources if f"{model_name}:{pk}:name" in s), None)
-    return name if isinstance(name, str) and name else f"a {_model_for(model_name)._meta.verbose_name}"
+    return _row_name(model_name, pk, sources) or f"a {_model_for(model_name)._meta.verbose_name}"
 
 
 def _listed(items: list[str], most: int = 3) -> str:
@@ -233,7 +244,7 @@ def _check_links(change: SheetChange, written: dict[str, Any]) -> None:
     """
     for address, target in written.items():
         model_name, _, attname = address.split(":")
-        field = next((f for f in _model_for(model_name)._meta.concrete_fields if f.attname == attname), None)
+        field = _field_at(model_name, attname)
         if field is None or not field.is_relation or target is None:
             continue
         if not field.related_model.objects.filter(pk=target).exists():

@@ -26,11 +26,14 @@ def character_for_viewer(user, character_id: int) -> Character:
     return character
 
 
-def character_for_editor(user, character_id: int) -> Character:
-    """The character if the user owns it or runs its campaign; 404 to outsiders, 403 to other players."""
+def character_for_editor(user, character_id: int, *, system: str | None = None) -> Character:
+    """The character if the user owns it or runs its campaign; 404 to outsiders, 403 to other players.
+    With ``system`` (a system package's own actions), 404 too for a sheet of another game system."""
     character = character_for_viewer(user, character_id)
     if not character.can_edit(user):
         raise PermissionDenied("Only the character's player and the GM can change this sheet.")
+    if system is not None and character.campaign.system != system:
+        raise Http404("This sheet belongs to another game system.")
     return character
 
 

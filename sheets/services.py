@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaigns.services import counter_increment, entry_for_key, feed_entry_create
+from campaigns.counters import counter_increment
+from campaigns.services import entry_for_key, feed_entry_create
 from rules.dice import Roller
 
 from .contract import FieldEditForm, RollResult

@@ -8,7 +8,6 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from play import encounters as services
-from rules.dice import FixedFaces, Roller
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
@@ -16,10 +15,7 @@ from sheets.models import SheetChange
 from sheets.systems.fivebyfive.combat import FiveByFiveNpcForm, combat, parse_descriptors
 from sheets.systems.fivebyfive.models import FiveByFiveSheet
 
-
-def roller(*faces):
-    return Roller(FixedFaces(faces))
-
+from .encounter import reload, roller
 
 BANDIT = {"descriptors": {"Brute": 6, "Sneaky": 4}, "hp": 12, "weapon_db": 3, "armor_av": -1, "shield": False}
 
@@ -39,11 +35,6 @@ def fight(make_campaign, gm, player, other_player):
     services.combatant_add_character(encounter=encounter, character=mara)
     bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=BANDIT)
     return encounter, larry, mara, bandit
-
-
-def reload(encounter):
-    encounter.refresh_from_db()
-    return encounter, {c.name: c for c in encounter.combatants.all()}
 
 
 def act(encounter, actor, action, target, data, *faces, gm):

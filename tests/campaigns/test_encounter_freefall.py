@@ -13,6 +13,8 @@ from sheets.models import SheetChange
 from sheets.systems.freefall.combat import combat as freefall_combat
 from sheets.systems.freefall.sheet import system as freefall_sheet
 
+from .encounter import reload
+
 
 @pytest.fixture
 def fight(make_campaign, gm, player, other_player):
@@ -29,11 +31,6 @@ def fight(make_campaign, gm, player, other_player):
         cleaned_data={"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
     )
     return encounter, vesna, ganger
-
-
-def reload(encounter):
-    encounter.refresh_from_db()
-    return encounter, {c.name: c for c in encounter.combatants.all()}
 
 
 def act(encounter, gm, actor, action, *, target=None, data=None, faces=()):

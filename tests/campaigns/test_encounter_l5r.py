@@ -8,7 +8,7 @@ from django.urls import reverse
 from campaigns.models import FeedEntry
 from play import encounters as services
 from rules import l5r as rules
-from rules.dice import FixedFaces, Outcome, Roller
+from rules.dice import Outcome
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
@@ -17,9 +17,7 @@ from sheets.systems.l5r.combat import L5RCombat
 from sheets.systems.l5r.models import L5RSheet
 from tests.npcs import L5R_BANDIT
 
-
-def roller(*faces):
-    return Roller(FixedFaces(faces))
+from .encounter import reload, roller
 
 
 @pytest.fixture
@@ -33,11 +31,6 @@ def fight(make_campaign, gm, player, other_player):
     services.combatant_add_character(encounter=encounter, character=shinai)
     bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=L5R_BANDIT)
     return encounter, shinai, bandit
-
-
-def reload(encounter):
-    encounter.refresh_from_db()
-    return encounter, {c.name: c for c in encounter.combatants.all()}
 
 
 def act(encounter, actor, target, data, *faces, gm):

@@ -7,7 +7,6 @@ from campaigns.models import FeedEntry
 from play import encounters as services
 from play.models import Combatant
 from rules import triad as rules
-from rules.dice import FixedFaces, Roller
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import snapshot
@@ -17,9 +16,7 @@ from sheets.systems.triad import sheet as triad_sheet
 from sheets.systems.triad.models import TriadSheet
 from tests.conftest import page_text
 
-
-def roller(*faces):
-    return Roller(FixedFaces(faces))
+from .encounter import reload, roller
 
 
 @pytest.fixture
@@ -35,11 +32,6 @@ def fight(make_campaign, gm, player, other_player):
         cleaned_data={"difficulty": 10, "weapon": "medium", "armor": "light"},
     )
     return encounter, helsing, ghoul
-
-
-def reload(encounter):
-    encounter.refresh_from_db()
-    return encounter, {c.name: c for c in encounter.combatants.all()}
 
 
 def test_a_short_triad_fight(fight, gm):

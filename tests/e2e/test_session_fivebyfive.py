@@ -6,29 +6,23 @@ result reaches the others live. Then the GM awards XP, a player spends it on the
 the GM's roll request is answered by every player. The GM never edits a player's sheet.
 """
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
 from play import encounters as services
-from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
-from sheets.registry import system_for
-from sheets.services import character_create
-from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .session import (
+    built_character,
+    expect_live,
+    fixed_dice,
+    logged_in_page,
+    request_form_for_everyone,
+    shoot,
+    table_url,
+)
 
 pytestmark = pytest.mark.e2e
-
-# Set to a folder to keep screenshots of the pages the session passes through, for a look.
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name: str) -> None:
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
 
 
 @pytest.fixture
@@ -36,10 +30,10 @@ def session(make_campaign, make_user, player, other_player):
     third = make_user("carol")
     campaign = make_campaign("fivebyfive", players=[player, other_player, third], name="Salt Road")
     load_demo_characters(campaign, players=[player, other_player])
-    system = system_for(campaign)
-    form = system.builder_form(
-        campaign=campaign,
-        data={
+    built_character(
+        campaign,
+        third,
+        {
             "name": "Ada Flint",
             "descriptor_1": "Tinkerer",
             "descriptor_2": "Sharpshooter",
@@ -52,8 +46,6 @@ def session(make_campaign, make_user, player, other_player):
             "armor": "Light clothes",
         },
     )
-    assert form.is_valid(), form.errors
-    character_create(campaign=campaign, owner=third, cleaned_data=form.cleaned_data)
     encounter = services.encounter_create(campaign=campaign, name="Ambush")
     for character in campaign.characters.order_by("pk"):
         services.combatant_add_character(encounter=encounter, character=character)
@@ -67,29 +59,18 @@ def session(make_campaign, make_user, player, other_player):
 
 def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, other_player, monkeypatch):
     campaign, encounter, third = session
-    faces = []
-    for view in ("play.encounter_views", "play.request_views"):
-        monkeypatch.setattr(f"{view}.system_random", lambda: FixedFaces(faces))
+    faces = fixed_dice(monkeypatch)
     larry = campaign.characters.get(owner=player)
     mara = campaign.characters.get(owner=other_player)
     ada = campaign.characters.get(owner=third)
 
     # Alice plays Larry from his sheet, Bob Mara from the table, Carol Ada from the table on her phone.
-    alice = new_page()
-    log_in(alice, player.username, PASSWORD)
-    alice.goto(larry.get_absolute_url())
-    bob = new_page()
-    log_in(bob, other_player.username, PASSWORD)
-    bob.goto(f"/campaigns/{campaign.pk}/table/")
-    carol = new_page(width=390, height=844)
-    log_in(carol, third.username, PASSWORD)
-    carol.goto(f"/campaigns/{campaign.pk}/table/")
-    for page in (alice, bob, carol):
-        expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    alice = logged_in_page(new_page, player, larry.get_absolute_url())
+    bob = logged_in_page(new_page, other_player, table_url(campaign))
+    carol = logged_in_page(new_page, third, table_url(campaign), phone=True)
+    expect_live(alice, bob, carol)
 
-    gm_page = new_page()
-    log_in(gm_page, gm.username, PASSWORD)
-    gm_page.goto(encounter.get_absolute_url())
+    gm_page = logged_in_page(new_page, gm, encounter.get_absolute_url())
     # Stealing initiative (Five by Five, "Stealing Initiative"): Larry (untrained) rolls 1 and 2, Mara
     # (Alertness 2) a trump, Ada (untrained) 1 and 3. Mara goes first, then the GM's side, then the rest.
     faces[:] = [1, 2, 6, 1, 1, 3]
@@ -180,13 +161,10 @@ def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, o
         ada.name: (carol, "Tinkerer 6"),
     }
     table = gm_page
-    table.goto(f"/campaigns/{campaign.pk}/table/")
+    table.goto(table_url(campaign))
     expect(table.locator("#table-status")).to_have_text("Live")
     expect(table.locator("#party-panel")).to_contain_text("HP 12/12")
-    panel = table.locator("#requests-gm")
-    panel.locator("summary").click()
-    for box in panel.locator("input[name=characters]").all():
-        box.check()
+    panel = request_form_for_everyone(table)
     panel.locator("#id_label").fill("Spot the second ambush")
     panel.get_by_role("button", name="Ask").click()
     expect(panel.locator(".request-tally")).to_have_text("0 of 3 answered · 0 succeeded · 0 failed")

@@ -15,25 +15,19 @@ from playwright.sync_api import expect
 
 from campaigns.models import Membership
 from play import encounters as services
-from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
-from sheets.registry import system_for
-from sheets.services import character_create
 from sheets.systems.freefall.models import FreeFallGear
-from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .session import (
+    demo_character_again,
+    expect_live,
+    fixed_dice,
+    logged_in_page,
+    request_form_for_everyone,
+    table_url,
+)
 
 pytestmark = pytest.mark.e2e
-
-
-def third_character(campaign, owner, name: str):
-    """A third player's character: the first demo breacher again under another name, through the builder."""
-    system = system_for(campaign)
-    data = {**system.demo_form_data()[0], "name": name}
-    form = system.builder_form(campaign=campaign, data=data, trusted=True)
-    assert form.is_valid(), form.errors
-    return character_create(campaign=campaign, owner=owner, cleaned_data=form.cleaned_data)
 
 
 @pytest.fixture
@@ -42,7 +36,7 @@ def raid(make_campaign, make_user, gm, player, other_player):
     campaign = make_campaign("freefall", players=[player, other_player], name="Neon Drop")
     Membership.objects.create(campaign=campaign, user=third)
     load_demo_characters(campaign, players=[player, other_player])
-    third_character(campaign, third, "Ilya Rook")
+    demo_character_again(campaign, third, "Ilya Rook")  # the first demo breacher again
     encounter = services.encounter_create(campaign=campaign, name="Server farm")
     # The order they are added is the declaration order: the sentry declares last and resolves first.
     for name in ("Vesna Kade", "Osei Marr", "Ilya Rook"):
@@ -55,21 +49,15 @@ def raid(make_campaign, make_user, gm, player, other_player):
 
 def test_a_freefall_session_at_four_devices(new_page, raid, gm, player, other_player, monkeypatch):
     campaign, encounter, third = raid
-    faces = []
-    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
-    monkeypatch.setattr("play.request_views.system_random", lambda: FixedFaces(faces))
+    faces = fixed_dice(monkeypatch)
     users = {"Vesna Kade": player, "Osei Marr": other_player, "Ilya Rook": third}
     sheets = {}
     for name, user in users.items():
-        page = new_page(width=390, height=844) if name == "Osei Marr" else new_page()
-        log_in(page, user.username, PASSWORD)
-        page.goto(campaign.characters.get(name=name).get_absolute_url())
-        expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
-        sheets[name] = page
+        url = campaign.characters.get(name=name).get_absolute_url()
+        sheets[name] = logged_in_page(new_page, user, url, phone=name == "Osei Marr")
+        expect_live(sheets[name])
 
-    gm_page = new_page()
-    log_in(gm_page, gm.username, PASSWORD)
-    gm_page.goto(encounter.get_absolute_url())
+    gm_page = logged_in_page(new_page, gm, encounter.get_absolute_url())
     gm_page.get_by_role("button", name="Roll initiative and start").click()
     expect(gm_page.locator(".encounter-round")).to_have_text("1")
 
@@ -155,14 +143,9 @@ def test_a_freefall_session_at_four_devices(new_page, raid, gm, player, other_pl
     assert ilya.ff_gear.get(name="Carbon weave vest").condition == FreeFallGear.Condition.OK
 
     # The GM asks every player for a GHOST check, one die against Hard (TN 16); each answers.
-    table = new_page()
-    log_in(table, gm.username, PASSWORD)
-    table.goto(f"/campaigns/{campaign.pk}/table/")
+    table = logged_in_page(new_page, gm, table_url(campaign))
     expect(table.locator("#table-status")).to_have_text("Live")
-    panel = table.locator("#requests-gm")
-    panel.locator("summary").click()
-    for box in panel.locator("input[name=characters]").all():
-        box.check()
+    panel = request_form_for_everyone(table)
     panel.locator("#id_label").fill("Slip past the guards")
     panel.locator("#id_roll_key").select_option("attribute:ghost")
     panel.locator("#id_tn").select_option("hard")

@@ -11,25 +11,19 @@ from playwright.sync_api import expect
 
 from campaigns.models import Membership
 from play import encounters as services
-from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
-from sheets.registry import system_for
-from sheets.services import character_create
-from tests.conftest import PASSWORD
 from tests.npcs import L5R_BANDIT
 
-from .conftest import log_in
+from .session import (
+    demo_character_again,
+    expect_live,
+    fixed_dice,
+    logged_in_page,
+    request_form_for_everyone,
+    table_url,
+)
 
 pytestmark = pytest.mark.e2e
-
-
-def third_character(campaign, owner, name: str):
-    """A third player's character: the seed's archer again under another name, through the builder."""
-    system = system_for(campaign)
-    data = {**system.demo_form_data()[0], "name": name}
-    form = system.builder_form(campaign=campaign, data=data, trusted=True)
-    assert form.is_valid(), form.errors
-    return character_create(campaign=campaign, owner=owner, cleaned_data=form.cleaned_data)
 
 
 @pytest.fixture
@@ -40,7 +34,7 @@ def court(make_campaign, make_user, gm, player, other_player):
     campaign.options = {"l5r_starting_xp": 70}  # the seed's archer costs 69 XP of ranks
     campaign.save(update_fields=["options"])
     load_demo_characters(campaign, players=[player, other_player])
-    third_character(campaign, third, "Hida Kenzo")
+    demo_character_again(campaign, third, "Hida Kenzo")  # the seed's archer again
     encounter = services.encounter_create(campaign=campaign, name="Snowy pass")
     for name in ("Bayushi Shinai", "Isawa Tishi", "Hida Kenzo"):
         services.combatant_add_character(encounter=encounter, character=campaign.characters.get(name=name))
@@ -55,21 +49,15 @@ def current_name(encounter) -> str:
 
 def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_player, monkeypatch):
     campaign, encounter, third = court
-    faces = []
-    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
-    monkeypatch.setattr("play.request_views.system_random", lambda: FixedFaces(faces))
+    faces = fixed_dice(monkeypatch)
     users = {"Bayushi Shinai": player, "Isawa Tishi": other_player, "Hida Kenzo": third}
     sheets = {}
     for name, user in users.items():
-        page = new_page(width=390, height=844) if name == "Isawa Tishi" else new_page()
-        log_in(page, user.username, PASSWORD)
-        page.goto(campaign.characters.get(name=name).get_absolute_url())
-        expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
-        sheets[name] = page
+        url = campaign.characters.get(name=name).get_absolute_url()
+        sheets[name] = logged_in_page(new_page, user, url, phone=name == "Isawa Tishi")
+        expect_live(sheets[name])
 
-    gm_page = new_page()
-    log_in(gm_page, gm.username, PASSWORD)
-    gm_page.goto(encounter.get_absolute_url())
+    gm_page = logged_in_page(new_page, gm, encounter.get_absolute_url())
     # Every initiative die a 5: Shinai and Kenzo 4k3 = 15, Tishi and the bandit 3k2 = 10; ties go to the
     # higher Reflexes (Shinai's and Kenzo's 3), then to whoever was added first.
     faces[:] = [5] * 14
@@ -160,14 +148,9 @@ def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_playe
     )
 
     # The GM asks everyone for an Awareness roll against TN 10; each answers from their own sheet.
-    table = new_page()
-    log_in(table, gm.username, PASSWORD)
-    table.goto(f"/campaigns/{campaign.pk}/table/")
+    table = logged_in_page(new_page, gm, table_url(campaign))
     expect(table.locator("#table-status")).to_have_text("Live")
-    panel = table.locator("#requests-gm")
-    panel.locator("summary").click()
-    for box in panel.locator("input[name=characters]").all():
-        box.check()
+    panel = request_form_for_everyone(table)
     panel.locator("#id_label").fill("Notice the ambush")
     panel.locator("#id_roll_key").select_option("trait:awareness")
     panel.locator("#id_tn").fill("10")

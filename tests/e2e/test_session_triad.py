@@ -7,36 +7,23 @@ which the player does on their own sheet) and a roll request every player answer
 a player's sheet.
 """
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
 from play import encounters as services
-from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
-from sheets.registry import system_for
-from sheets.services import character_create
-from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .session import (
+    built_character,
+    expect_live,
+    fixed_dice,
+    logged_in_page,
+    request_form_for_everyone,
+    shoot,
+    table_url,
+)
 
 pytestmark = pytest.mark.e2e
-
-# Set to a folder to keep screenshots of the pages the session passes through, for a look.
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name: str) -> None:
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
-
-
-def build(campaign, owner, data):
-    system = system_for(campaign)
-    form = system.builder_form(campaign=campaign, data=data)
-    assert form.is_valid(), form.errors
-    return character_create(campaign=campaign, owner=owner, cleaned_data=form.cleaned_data)
 
 
 @pytest.fixture
@@ -44,7 +31,7 @@ def session(make_campaign, make_user, player, other_player):
     third = make_user("carol")
     campaign = make_campaign("triad", players=[player, other_player, third], name="Crypt Night")
     load_demo_characters(campaign, players=[player, other_player])
-    build(
+    built_character(
         campaign,
         third,
         {
@@ -70,29 +57,18 @@ def session(make_campaign, make_user, player, other_player):
 
 def test_a_triad_session_with_four_devices(new_page, session, gm, player, other_player, monkeypatch):
     campaign, encounter, third = session
-    faces = []
-    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
-    monkeypatch.setattr("play.request_views.system_random", lambda: FixedFaces(faces))
+    faces = fixed_dice(monkeypatch)
     helsing = campaign.characters.get(owner=player)
     zheng = campaign.characters.get(owner=other_player)
     mina = campaign.characters.get(owner=third)
 
     # Alice plays from her sheet, Bob from the table on a laptop, Carol from the table on her phone.
-    alice = new_page()
-    log_in(alice, player.username, PASSWORD)
-    alice.goto(helsing.get_absolute_url())
-    bob = new_page()
-    log_in(bob, other_player.username, PASSWORD)
-    bob.goto(f"/campaigns/{campaign.pk}/table/")
-    carol = new_page(width=390, height=844)
-    log_in(carol, third.username, PASSWORD)
-    carol.goto(f"/campaigns/{campaign.pk}/table/")
-    for page in (alice, bob, carol):
-        expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    alice = logged_in_page(new_page, player, helsing.get_absolute_url())
+    bob = logged_in_page(new_page, other_player, table_url(campaign))
+    carol = logged_in_page(new_page, third, table_url(campaign), phone=True)
+    expect_live(alice, bob, carol)
 
-    gm_page = new_page()
-    log_in(gm_page, gm.username, PASSWORD)
-    gm_page.goto(encounter.get_absolute_url())
+    gm_page = logged_in_page(new_page, gm, encounter.get_absolute_url())
     # Initiative (Triad, l.84): every die a 3, so each character's best score counts (Van Helsing's
     # Mind 15, Zheng's Spirit 13, Mina's Body 12); the Ghoul's is its Difficulty + 5 = 19: it goes first.
     faces[:] = [3, 3, 3]
@@ -187,14 +163,11 @@ def test_a_triad_session_with_four_devices(new_page, session, gm, player, other_
     carol.goto(mina.get_absolute_url())
     sheets = {helsing.name: alice, zheng.name: bob, mina.name: carol}
     table = gm_page
-    table.goto(f"/campaigns/{campaign.pk}/table/")
+    table.goto(table_url(campaign))
     expect(table.locator("#table-status")).to_have_text("Live")
     # The GM's party panel already shows Zheng's new maximum: the GM never opened her sheet.
     expect(table.locator("#party-panel")).to_contain_text("Mind 12/17")
-    panel = table.locator("#requests-gm")
-    panel.locator("summary").click()
-    for box in panel.locator("input[name=characters]").all():
-        box.check()
+    panel = request_form_for_everyone(table)
     panel.locator("#id_label").fill("Decipher the crypt's warding")
     panel.locator("#id_roll_key").select_option("ability:mind")
     panel.locator("#id_difficulty").fill("12")

@@ -1,7 +1,6 @@
 """Five by Five between rolls: the GM's "time passes" for a dying character, and days of natural recovery."""
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
 from django.views.decorators.http import require_POST
 
 from sheets import selectors
@@ -10,21 +9,13 @@ from sheets.views import sheet_action
 from . import sheet as fivebyfive
 
 
-def _fivebyfive_character(request, character_id: int):
-    """The character if the user may change its sheet (its player or the GM) and it plays Five by Five."""
-    character = selectors.character_for_editor(request.user, character_id)
-    if character.campaign.system != fivebyfive.system.key:
-        raise Http404("This sheet is not a Five by Five sheet.")
-    return character
-
-
 def _sentence(said: str) -> str:
     return said[:1].upper() + said[1:] + "."
 
 
 @require_POST
 def time_passes(request, character_id: int):
-    character = _fivebyfive_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=fivebyfive.system.key)
     # How long the scene took is the GM's call, not something a player shortens or skips.
     if not character.campaign.is_gm(request.user):
         raise PermissionDenied("Only the GM says how much time passes.")
@@ -41,7 +32,7 @@ def time_passes(request, character_id: int):
 
 @require_POST
 def rest(request, character_id: int):
-    character = _fivebyfive_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=fivebyfive.system.key)
     return sheet_action(
         request,
         character,

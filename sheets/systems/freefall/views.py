@@ -1,7 +1,6 @@
 """FREE/FALL's own page: the sheet's gear and programs, changed after creation; rest; repairs; spending."""
 
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
@@ -15,16 +14,9 @@ from .kit import FreeFallKitForm, kit_update, repair, rest, spend
 from .sheet import system as freefall
 
 
-def _freefall_character(request, character_id: int):
-    character = selectors.character_for_editor(request.user, character_id)
-    if character.campaign.system != freefall.key:
-        raise Http404("This is not a FREE/FALL sheet.")
-    return character
-
-
 @require_POST
 def sheet_rest(request, character_id: int):
-    character = _freefall_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=freefall.key)
     try:
         rested = rest(character=character, author=request.user, seen_version=seen_version(request.POST))
     except StaleVersion:
@@ -39,7 +31,7 @@ def sheet_rest(request, character_id: int):
 
 @require_POST
 def gear_repair(request, character_id: int, gear_id: int):
-    character = _freefall_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=freefall.key)
     return sheet_action(
         request,
         character,
@@ -50,7 +42,8 @@ def gear_repair(request, character_id: int, gear_id: int):
 
 @require_POST
 def attribute_spend(request, character_id: int, attribute: str):
-    character = _freefall_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=freefall.key)
+
     def act(_, seen):
         return spend(character=character, attribute=attribute, author=request.user, seen_version=seen)
 
@@ -60,7 +53,7 @@ def attribute_spend(request, character_id: int, attribute: str):
 
 
 def kit(request, character_id: int):
-    character = _freefall_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=freefall.key)
     data = request.POST if request.method == "POST" else None
     form = FreeFallKitForm(character, data)
     status = 200

@@ -31,9 +31,7 @@ def l5r_after_roll(request, character_id: int, cursor: str):
     TN and the raises are read from the stored entry when the roll is made (after_roll.py). The answer
     is seen by those who saw the first roll.
     """
-    character = selectors.character_for_editor(request.user, character_id)
-    if character.campaign.system != system.key:
-        raise Http404("This is not an L5R sheet.")
+    character = selectors.character_for_editor(request.user, character_id, system=system.key)
     entry = after_roll.roll_entry_or_none(character, cursor)
     # The one who rolled chooses: so the answer, with the first roll's visibility, reaches nobody who
     # could not see the first (the GM never opens a player's "only me" roll this way).

@@ -3,7 +3,6 @@
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404
 from django.views.decorators.http import require_POST
 
 from campaigns.forms import IdField
@@ -15,14 +14,6 @@ from . import sheet as triad
 
 class TraitRemoveForm(forms.Form):
     trait = IdField(label="Trait", error_messages={"required": "Pick the trait to remove."})
-
-
-def _triad_character(request, character_id: int):
-    """The character if the user may change its sheet (its player or the GM) and it plays Triad."""
-    character = selectors.character_for_editor(request.user, character_id)
-    if character.campaign.system != triad.system.key:
-        raise Http404("This sheet is not a Triad sheet.")
-    return character
 
 
 def _refusal_messages(request, refused: ValidationError) -> None:
@@ -37,7 +28,7 @@ def _refusal_messages(request, refused: ValidationError) -> None:
 
 @require_POST
 def rest(request, character_id: int):
-    character = _triad_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
     return sheet_action(
         request,
         character,
@@ -56,7 +47,7 @@ def rest(request, character_id: int):
 
 @require_POST
 def trait_add(request, character_id: int):
-    character = _triad_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
     return sheet_action(
         request,
         character,
@@ -71,7 +62,7 @@ def trait_add(request, character_id: int):
 
 @require_POST
 def trait_remove(request, character_id: int):
-    character = _triad_character(request, character_id)
+    character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
     return sheet_action(
         request,
         character,

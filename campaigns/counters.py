@@ -1,0 +1,39 @@
+"""A row's counter moved on under its write lock, in one statement where the database allows it."""
+
+from django.db import connections
+from django.db.models import F
+
+
+def counter_increment(model, pk: int, field: str, *, read: tuple[str, ...] = (), **also):
+    """Add one to ``field`` of one row (setting the ``also`` values too) and return the new value;
+    with ``read``, a tuple of the new value and those columns as the update left them.
+
+    One ``UPDATE ... RETURNING`` where the database can (PostgreSQL, SQLite 3.35+), two statements
+    elsewhere. The update takes the row's write lock until the transaction ends, as
+    ``select_for_update`` would, so concurrent callers queue and each gets its own number; what
+    ``read`` hands back is the row under that lock, never an earlier snapshot.
+    """
+    connection = connections[model.objects.db]
+    if not connection.features.can_return_columns_from_insert:  # SQLite before 3.35
+        model.objects.filter(pk=pk).update(**{field: F(field) + 1}, **also)
+        return model.objects.values_list(field, *read, flat=not read).get(pk=pk)
+    quote = connection.ops.quote_name
+    meta = model._meta
+    column = quote(meta.get_field(field).column)
+    sets = [f"{column} = {column} + 1"]
+    params = []
+    for name, value in also.items():
+        model_field = meta.get_field(name)
+        sets.append(f"{quote(model_field.column)} = %s")
+        params.append(model_field.get_db_prep_save(value, connection))
+    returning = ", ".join([column, *(quote(meta.get_field(name).column) for name in read)])
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} "  # noqa: S608 (names from the model's meta)
+        f"WHERE {quote(meta.pk.column)} = %s RETURNING {returning}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise model.DoesNotExist(f"No {meta.verbose_name} {pk}.")
+    return tuple(row) if read else row[0]

@@ -1,0 +1,70 @@
+"""Setup shared by the four-device session tests (tests/e2e/test_session_*.py): the GM and three players,
+each logged in on their own browser context, with the server's dice fixed."""
+
+import os
+
+from playwright.sync_api import expect
+
+from rules.dice import FixedFaces
+from sheets.registry import system_for
+from sheets.services import character_create
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+
+PHONE = {"width": 390, "height": 844}
+
+# Set to a folder to keep screenshots of the pages the session passes through, for a look.
+SHOTS = os.environ.get("SCREENSHOT_DIR")
+
+
+def shoot(page, name: str) -> None:
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+
+
+def built_character(campaign, owner, data: dict, *, trusted: bool = False):
+    """A character made through the system's builder form, as a player would."""
+    form = system_for(campaign).builder_form(campaign=campaign, data=data, trusted=trusted)
+    assert form.is_valid(), form.errors
+    return character_create(campaign=campaign, owner=owner, cleaned_data=form.cleaned_data)
+
+
+def demo_character_again(campaign, owner, name: str):
+    """The system's first demo character again under another name, through the builder."""
+    data = {**system_for(campaign).demo_form_data()[0], "name": name}
+    return built_character(campaign, owner, data, trusted=True)
+
+
+def fixed_dice(monkeypatch) -> list[int]:
+    """The faces the encounter and roll-request views roll next; the test refills the list."""
+    faces: list[int] = []
+    for view in ("play.encounter_views", "play.request_views"):
+        monkeypatch.setattr(f"{view}.system_random", lambda: FixedFaces(faces))
+    return faces
+
+
+def logged_in_page(new_page, user, url: str, *, phone: bool = False):
+    """A fresh browser context logged in as ``user`` (on a phone-sized viewport if asked), opened at url."""
+    page = new_page(**PHONE) if phone else new_page()
+    log_in(page, user.username, PASSWORD)
+    page.goto(url)
+    return page
+
+
+def expect_live(*pages) -> None:
+    for page in pages:
+        expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+
+
+def table_url(campaign) -> str:
+    return f"/campaigns/{campaign.pk}/table/"
+
+
+def request_form_for_everyone(table):
+    """The GM's roll-request panel on the table page, opened, with every character ticked."""
+    panel = table.locator("#requests-gm")
+    panel.locator("summary").click()
+    for box in panel.locator("input[name=characters]").all():
+        box.check()
+    return panel
