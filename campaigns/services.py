@@ -1,5 +1,6 @@
 """Everything that changes campaign state: greppable verbs with keyword-only arguments."""
 
+import math
 import re
 import secrets
 import time
@@ -216,20 +217,27 @@ class RateLimited(CampaignError):
 def rate_limit_check(*, user, action: str) -> None:
     """Count one action for the user, or raise RateLimited if they are over their allowance.
 
-    A fixed window in Django's cache: per process with the default local-memory cache, shared when the
-    cache is shared. Good enough to stop a stuck key or a script from flooding a table.
+    The window opens at the user's first action and lasts ``seconds``, in Django's cache: per process
+    with the default local-memory cache, shared when the cache is shared. A window anchored on the
+    clock's multiples would let a burst straddle two windows (twice the allowance) and would reset in
+    the middle of a short run of actions. Good enough to stop a stuck key or a script from flooding a
+    table.
     """
     allowed, seconds = getattr(settings, "TABLE_RATE_LIMITS", {}).get(action, DEFAULT_RATE_LIMITS[action])
-    window = int(time.time() // seconds)
-    key = f"table-rate:{action}:{user.pk}:{window}"
-    cache.add(key, 0, timeout=seconds + 1)
+    key = f"table-rate:{action}:{user.pk}"
+    opened_key = f"{key}:opened"
+    now = time.time()
+    if cache.add(key, 0, timeout=seconds):
+        cache.set(opened_key, now, timeout=seconds)
     try:
         count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=seconds + 1)
+    except ValueError:  # expired between add and incr: a new window opens now
+        cache.set(key, 1, timeout=seconds)
+        cache.set(opened_key, now, timeout=seconds)
         count = 1
     if count > allowed:
-        wait = max(1, int((window + 1) * seconds - time.time()) + 1)
+        opened = cache.get(opened_key, now)
+        wait = max(1, math.ceil(opened + seconds - now))
         noun = "rolls" if action == "roll" else "messages"
         raise RateLimited(
             f"Slow down: at most {allowed} {noun} every {seconds} seconds. Try again in {wait} s.",

@@ -114,6 +114,14 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    # The per-user rate limit counts in the process's cache, and user ids repeat from test to test.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests last: Playwright's sync API leaves an event loop in the main thread, after which
     the async consumer tests cannot start their own (RuntimeError: Runner.run() ... running event loop).

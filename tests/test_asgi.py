@@ -26,9 +26,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 @pytest.fixture(autouse=True)
 def in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    from django.core.cache import cache
-
-    cache.clear()
 
 
 def browser_headers(user) -> list[tuple[bytes, bytes]]:

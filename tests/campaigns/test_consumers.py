@@ -28,10 +28,6 @@ ROUTER = URLRouter(websocket_urlpatterns)
 def in_memory_layer(settings):
     # Each test gets a fresh in-process layer, whatever REDIS_URL says (the Redis test is separate).
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    # The rate limit counts in the cache, which outlives a test; start every test with none used.
-    from django.core.cache import cache
-
-    cache.clear()
 
 
 def roll(campaign, author, notation="2d6", visibility="public", faces=(3, 4), **kwargs):

@@ -20,13 +20,6 @@ pytestmark = pytest.mark.e2e
 DICE_MARKS = ('class="die', "feed-total", "feed-outcome", "data-outcome", "feed-change", "feed-chance")
 
 
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def browser_for(new_page, user, url):
     """A browser of its own on ``url``; returns (page, every frame its sockets received)."""
     page = new_page()

@@ -9,13 +9,6 @@ from tests.e2e.conftest import log_in
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def open_table(new_page, user, campaign):
     page = new_page()
     violations = []

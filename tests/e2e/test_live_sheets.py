@@ -18,13 +18,6 @@ from .conftest import log_in
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 @pytest.fixture
 def table(make_campaign, player, other_player):
     campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")

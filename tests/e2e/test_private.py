@@ -9,13 +9,6 @@ from tests.e2e.test_table import open_table, roll_in_dice_box
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def test_a_rate_limited_roll_shows_the_message_in_the_dice_box(new_page, campaign, player, settings):
     settings.TABLE_RATE_LIMITS = {"roll": (1, 60)}
     page = open_table(new_page, player, campaign)

@@ -12,13 +12,6 @@ from tests.e2e.conftest import log_in
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def open_table(new_page, user, campaign, **size):
     page = new_page(**size)
     log_in(page, user.username, PASSWORD)

@@ -14,13 +14,6 @@ pytestmark = pytest.mark.e2e
 SHOTS = os.environ.get("SCREENSHOT_DIR")
 
 
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def say(page, text: str) -> None:
     page.locator("#id_text").fill(text)
     page.get_by_role("button", name="Send").click()
