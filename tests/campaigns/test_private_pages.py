@@ -120,7 +120,7 @@ def test_the_chat_rate_limit_answers_429_with_retry_after(campaign, client_for, 
     assert FeedEntry.objects.count() == 1
 
 
-def test_the_rate_limit_window_opens_at_the_first_roll_not_on_the_clock(campaign, player, settings, monkeypatch):
+def test_the_rate_limit_window_opens_at_the_first_roll_not_on_the_clock(player, settings, monkeypatch):
     # A window on the clock's multiples let a burst straddle two windows (CI once saw a fourth chat
     # line of three allowed pass at a minute's turn); the window now opens at the user's first action.
     from campaigns import services
