@@ -8,9 +8,10 @@ the view and its answer's render, ``request_finished``), called on this thread s
 it, then the broadcasts it collected sent to the in-memory layer on an event loop (nobody listens:
 this is the server's own work up to the sockets). It prints, per path: the queries one request makes,
 the mean wall and CPU time per request, and the call tree (functions under 2% of the time left out).
-The paths: the dice box, the sheet's first roll button, and the player's encounter action from the
-turn panel (bench/table.py's fight; between two actions the GM's Next turn presses run outside the
-timing and the profile).
+The paths: Django's own minimum (bench/minimum.py: the framework's stack around one draw and one
+broadcast, nothing of the app's), the dice box, the sheet's first roll button, and the player's
+encounter action from the turn panel (bench/table.py's fight; between two actions the GM's Next
+turn presses run outside the timing and the profile).
 
 Then two figures without the profiler: the dice box through the whole ASGI application
 (``config.asgi.application`` driven in-process on uvloop, as uvicorn calls it: body, thread hop,
@@ -60,6 +61,7 @@ def main() -> None:
     import django
 
     django.setup()
+    import minimum
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
@@ -124,7 +126,13 @@ def main() -> None:
         fight["acted"] = True
         return {"version": fight["version"], "actor": actor.pk, "action": "attack", "target": target.pk}
 
+    minimum.install()
     paths = {
+        "django minimum (bench/minimum.py)": (
+            f"/bench/minimum/{campaign.pk}/",
+            lambda: {"notation": "4d6kh3+2 vs 12"},
+            None,
+        ),
         "dice box": (f"/campaigns/{campaign.pk}/table/roll/", lambda: {"notation": "4d6kh3+2 vs 12"}, None),
         f"sheet roll ({system_key} {key})": (
             f"/characters/{character.pk}/roll/{key}/",

@@ -28,6 +28,11 @@ Figures (every one also as a ratio to the floor's in this run):
   form as the page posts it, ``attack`` where offered) at a table of 8, until every socket has the
   action's entry. Between clicks, untimed, the GM presses Next turn over HTTP until the player's
   turn comes round again, and the bench waits for the entries that makes; the floor posts its roll.
+* *django minimum*: the floor's work done through Django's whole stack and nothing of the app's: a
+  bench-only view behind every middleware (the session and its user read, CSRF checked) that draws
+  once from ``secrets``, broadcasts the sample entry as a roll's is broadcast and answers with the
+  dice-box answer's size. What the framework costs before the app does anything (the floor's own
+  row for it is its dice box).
 * *sustained*: one roller rolling closed-loop at a table of 8; and 100 tables of 8 at once, each
   closed-loop (the next POST once all 8 have the last entry). The client decodes every frame, on the
   same 2 cores, for the floor as much as for the app.
@@ -225,6 +230,10 @@ class Trigger(AsyncWebsocketConsumer):
         })
 
 trigger_app = Trigger.as_asgi()
+
+sys.path.insert(0, "bench")
+import minimum
+minimum.install()
 table_app = app_application.application_mapping["websocket"]
 
 async def websocket(scope, receive, send):
@@ -651,6 +660,9 @@ class Server:
         elif action == "dice box":
             path = f"/campaigns/{table_id}/table/roll/"
             fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}
+        elif action == DJANGO_MINIMUM:
+            path = f"/bench/minimum/{table_id}/"
+            fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}
         elif action == "sheet roll":
             path, data = self.forms[table_id]["sheet"]
             fields = {**data, "idempotency_key": key}
@@ -847,6 +859,8 @@ async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
 # ---------------------------------------------------------------------------------------------------
 
 ACTIONS = ("dice box", "sheet roll", "broadcast leg")
+# The floor's work through Django's stack and nothing of the app's: what the framework costs alone.
+DJANGO_MINIMUM = "django minimum"
 
 
 async def measure(server: Server, ids: dict) -> dict:
@@ -854,9 +868,11 @@ async def measure(server: Server, ids: dict) -> dict:
     for size in SIZES:
         for action in ACTIONS:
             results[(action, size)] = await latency(server, ids[(action, size)], size, SAMPLES[size], action)
+    minimum = (DJANGO_MINIMUM, SEATS)
+    results[minimum] = await latency(server, ids[minimum], SEATS, SAMPLES[SEATS], DJANGO_MINIMUM)
     results["edit"] = await edit_latency(server, ids[("sheet roll", 8)], SAMPLES[8])
     results["encounter"] = await encounter_latency(server, ids["encounter"], SAMPLES[8])
-    for action in ("dice box", "sheet roll"):
+    for action in ("dice box", "sheet roll", DJANGO_MINIMUM):
         results[("one roller", action)] = await sustained(server, ids[("one roller", action)], action)
         results[("100 tables", action)] = await sustained(server, ids[("100 tables", action)], action)
     await server.close()
@@ -869,7 +885,8 @@ def table_ids(fixtures: Fixtures | None) -> dict:
         for action in ACTIONS:
             ids[(action, size)] = fixtures.campaigns(1)[0] if fixtures else f"{action[:4]}-{size}"
     ids["encounter"] = fixtures.campaigns(1)[0] if fixtures else "encounter"
-    for action in ("dice box", "sheet roll"):
+    ids[(DJANGO_MINIMUM, SEATS)] = fixtures.campaigns(1)[0] if fixtures else "minimum"
+    for action in ("dice box", "sheet roll", DJANGO_MINIMUM):
         ids[("one roller", action)] = fixtures.campaigns(1) if fixtures else [f"one-{action[:4]}"]
         ids[("100 tables", action)] = (
             fixtures.campaigns(TABLES) if fixtures else [f"many-{action[:4]}-{n}" for n in range(TABLES)]
@@ -938,8 +955,10 @@ def report(results: dict[str, dict]) -> None:
     )
     print(header)
     print("-" * len(header))
-    for action in ACTIONS:
+    for action in (*ACTIONS, DJANGO_MINIMUM):
         for size in SIZES:
+            if (action, size) not in floor:
+                continue
             base = floor[(action, size)]
             for name, figures in results.items():
                 row = figures[(action, size)]
@@ -970,13 +989,13 @@ def report(results: dict[str, dict]) -> None:
     print()
     print(f"Sustained, {SUSTAIN_SECONDS:.0f} s, closed loop: clicks per second (share of the floor's)")
     for scope in ("one roller", f"{TABLES} tables"):
-        for action in ("dice box", "sheet roll"):
+        for action in ("dice box", "sheet roll", DJANGO_MINIMUM):
             base_rate = floor[(scope.replace(f"{TABLES} tables", "100 tables"), action)]["rate"]
             for name, figures in results.items():
                 row = figures[(scope.replace(f"{TABLES} tables", "100 tables"), action)]
                 share = f"{row['rate'] / base_rate:6.1%}" if base_rate else "-"
                 print(
-                    f"{name:<7} {scope:<11} {action:<11} {row['rate']:8.0f}/s  {share:>7}  "
+                    f"{name:<7} {scope:<11} {action:<14} {row['rate']:8.0f}/s  {share:>7}  "
                     f"server CPU {row['cpu']:5.2f} ms a click  "
                     f"lost {row['lost']} dup {row['dup']} !200 {row['bad']}"
                 )
@@ -1018,6 +1037,7 @@ def main() -> None:
             DJANGO_ALLOWED_HOSTS="127.0.0.1",
             DJANGO_SETTINGS_MODULE="config.settings",
             SAMPLE_HTML=sizes["html"],
+            RESPONSE_SIZE=str(sizes["response_size"]),
             LOG_LEVEL="ERROR",
         )
         print(

@@ -11,6 +11,7 @@ the event loop, with no second hop back onto the loop to reach the channel layer
 """
 
 import asyncio
+import gc
 import logging
 import os
 from collections import deque
@@ -24,7 +25,7 @@ from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import connections
 from django.http import FileResponse
-from django.urls import set_script_prefix
+from django.urls import get_resolver, set_script_prefix
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Django must be set up before anything imports models (the consumers do).
@@ -173,3 +174,12 @@ application = ProtocolTypeRouter(
         "lifespan": lifespan,
     }
 )
+
+
+# What start-up loaded (Django, every app, every view through the URLconf) lives as long as the
+# process; frozen, the collector's full passes no longer walk it. Unfrozen, each full collection walked
+# some 100,000 objects and held every table for 50 to 100 ms (bench/table.py, broadcast leg at N = 256:
+# the p99 of 90 to 120 ms was those passes; docs/performance.md).
+get_resolver().url_patterns  # noqa: B018 (imports every view module now, so it is frozen too)
+gc.collect()
+gc.freeze()

@@ -203,3 +203,13 @@ async def test_the_handler_runs_the_middleware_in_sync_mode():
     # One hop per request: a middleware chain in async mode would hop to a thread for each of them.
     handler = asgi().OneHopHandler(threads=1)
     assert not asyncio.iscoroutinefunction(handler._middleware_chain)
+
+
+async def test_what_start_up_loaded_is_frozen_out_of_the_collectors_sight():
+    # Unfrozen, each full collection walked Django and the app's modules and held every table for
+    # 50 to 100 ms (docs/performance.md).
+    import gc
+
+    import config.asgi  # noqa: F401
+
+    assert gc.get_freeze_count() > 10_000
