@@ -45,19 +45,32 @@ def character_edit(*, character: Character, path: str, raw: str, version: int, a
 
     ``raw`` is the typed text; the path's own form field reads it, and the system gets the typed
     value. Raises StaleVersion when the sheet moved on (another tab, or the GM), KeyError for a path
-    the sheet does not have, and ValidationError for a bad value; either way nothing is saved.
+    the sheet does not have, and ValidationError for a bad value; either way nothing is saved. On
+    return ``character`` holds its saved state, ready to render.
     """
+    seen = character.version
     character.claim_version(version)
+    if seen != version:
+        # The sheet moved on after the caller read it (this tab had seen the newer version): read it
+        # again under the lock, as the edit must start from what is saved.
+        forget_sheet_rows(character)
+        character.refresh_from_db(fields=list(CHARACTER_FIELDS))
     field = editable_field(character, path)
     if field.gm_only and not character.campaign.is_gm(author):
         raise ValidationError(f"Only the GM changes {field.label} by hand; play changes it.")
     value = FieldEditForm(field, data={"value": raw}).value()
-    with recorded(character, author=author, reason=f"Edited {field.label}"):
-        if path in BASE_PATHS:
+    if path in BASE_PATHS:
+        # A name or the notes leave the system's rows alone: both snapshots come from one load of them
+        # under the lock, and the character stays current for the answer.
+        load_sheet_rows(character)
+        with recorded(character, author=author, reason=f"Edited {field.label}", reread=False):
             setattr(character, path, value)
             character.save(update_fields=[path])
-        else:
-            system_for(character.campaign).apply_edit(character, path, value)
+        return character
+    with recorded(character, author=author, reason=f"Edited {field.label}"):
+        # A system may save through instances of its own, so the snapshots read the database.
+        system_for(character.campaign).apply_edit(character, path, value)
+    forget_sheet_rows(character)  # read again by whatever shows the sheet next
     return character
 
 

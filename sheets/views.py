@@ -200,8 +200,9 @@ def sheet_field(request, character_id: int, path: str):
             },
             status=status,
         )
-    character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
-    context = _sheet_context(request, character, options_data=request.POST)
+    # The answer shows the field, the version, the buttons and the system's out-of-band parts; the
+    # sheet's panels (turn, requests, saved and recent rolls) are no part of it.
+    context = _sheet_context(request, character, options_data=request.POST, panels=False)
     context.update(field=_field(character, path), oob_version=True, oob_buttons=True)
     return TemplateResponse(request, f"{PARTS}#field-saved", context)
 

@@ -30,6 +30,10 @@ SYSTEMS = [config.label for config in game_systems()]
 DICE_BOX_BUDGET = 6
 SHEET_ROLL_BUDGET = 8
 SHEET_PAGE_BUDGET = 10
+# The sheet's name saved in place (bench/table.py's in-place edit): the user, the character, the
+# version, the system's rows once (both history snapshots and the answer read them), the name, the
+# history row.
+NAME_EDIT_BUDGET = 8
 # Faces that explode nothing and earn no token (see tests/sheets/test_system_contract.py), so the
 # budgeted roll changes nothing on the sheet; a roll that does change it adds its own writes.
 FACES = (2, 3) * 60
@@ -123,6 +127,21 @@ def test_sheet_roll(system_key, character, player, client_for, fixed_dice, djang
     assert entry.character_id == character.pk and entry.request
     # The answer shows the version the roll moved the sheet to.
     assert f'value="{fresh(character).version}"' in response.content.decode()
+
+
+def test_name_edit_in_place(character, player, client_for, django_assert_max_num_queries):
+    client = client_for(player)
+    url = reverse("sheet_field", args=[character.pk, "name"])
+    with django_assert_max_num_queries(NAME_EDIT_BUDGET + transaction_brackets()):
+        response = client.post(url, {"value": "Renamed", "version": str(character.version)}, **HTMX)
+    assert response.status_code == 200, response.content[:500]
+    saved = fresh(character)
+    assert saved.name == "Renamed"
+    body = response.content.decode()
+    assert f'value="{saved.version}"' in body and "Renamed" in body and 'id="roll-buttons"' in body
+    change = SheetChange.objects.get(character=character)
+    name = f"character:{character.pk}:name"
+    assert change.before == {name: character.name} and change.after == {name: "Renamed"}
 
 
 def test_sheet_page(character, player, client_for, django_assert_max_num_queries):

@@ -192,3 +192,23 @@ def test_the_edit_form_shows_the_fields_limits(demo_character, player, client_fo
         reverse("sheet_field", args=[character.pk, "notes"]), {"edit": "1"}, **HTMX
     ).content.decode()
     assert 'maxlength="4000"' in notes and "required" not in notes
+
+
+def test_an_edit_from_a_tab_that_saw_a_newer_version_starts_from_what_is_saved(demo_character, player):
+    # The view read the sheet at version v; another tab's edit made it v+1 before this one took the
+    # lock, and this tab had seen v+1 (the page's newest version): the edit re-reads what is saved.
+    from sheets import services
+
+    read_early = Character.objects.select_related("campaign", "owner").get(pk=demo_character("triad").pk)
+    other_tab = Character.objects.select_related("campaign", "owner").get(pk=read_early.pk)
+    services.character_edit(
+        character=other_tab, path="notes", raw="Owes the ferryman", version=other_tab.version, author=player
+    )
+    edited = services.character_edit(
+        character=read_early, path="name", raw="Renamed", version=other_tab.version, author=player
+    )
+    saved = Character.objects.get(pk=read_early.pk)
+    assert (saved.name, saved.notes) == ("Renamed", "Owes the ferryman")
+    assert (edited.name, edited.notes, edited.version) == ("Renamed", "Owes the ferryman", saved.version)
+    change = SheetChange.objects.filter(character=saved).latest("pk")
+    assert change.after == {f"character:{saved.pk}:name": "Renamed"}
