@@ -305,9 +305,7 @@ def _action_items(combat, encounter, actor, combatants, *, by_gm: bool) -> list[
     """Each action open to ``actor`` with its form (a player's without the GM's inputs) and its odds
     against its first target."""
     items = []
-    for action in combat.actions(encounter, actor, combatants):
-        if action.gm_only and not by_gm:
-            continue
+    for action in services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
         form = None
         if action.form_class is not None:
             form = _styled(action.form_class(prefix=action.key))
@@ -394,12 +392,13 @@ def encounter_odds(request, campaign_id: int, encounter_id: int):
             )
         else:
             combat = rules_for(campaign)
-            offered = {a.key: a for a in combat.actions(encounter, actor, combatants)}
-            action = offered.get(form.cleaned_data["action"])
+            by_gm = campaign.is_gm(request.user)
+            offered = services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm)
+            action = next((a for a in offered if a.key == form.cleaned_data["action"]), None)
             if action is not None:
                 target = next((c for c in action.targets if c.pk == form.cleaned_data["target"]), None)
                 data = request.GET
-                if action.form_class is not None and not campaign.is_gm(request.user):
+                if action.form_class is not None and not by_gm:
                     data = with_initial(data, action.form_class, prefix=action.key, names=action.gm_fields)
                 percent = format_percent(_chance(combat, encounter, actor, action, target, data))
     return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})

@@ -229,6 +229,11 @@ def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> li
     return lines
 
 
+def actions_open_to(combat, encounter, actor, combatants, *, by_gm: bool) -> list:
+    """The actions ``actor`` may take now, as the GM (``by_gm``) or as its player (no GM-only ones)."""
+    return [a for a in combat.actions(encounter, actor, combatants) if by_gm or not a.gm_only]
+
+
 def may_act_for(user, encounter: Encounter, combatant: Combatant) -> bool:
     """Whether ``user`` may take ``combatant``'s turn: the GM for anyone, a player for their own
     character (never for a quick NPC, which is the GM's)."""
@@ -273,7 +278,7 @@ def encounter_act(
     if not may_act_for(author, encounter, actor):
         raise TurnRefused(f"It is {actor.name}'s turn: only {actor.name}'s player or the GM acts now.")
     combat = rules_for(encounter.campaign)
-    offered = {a.key: a for a in combat.actions(encounter, actor, combatants) if by_gm or not a.gm_only}
+    offered = {a.key: a for a in actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm)}
     if action not in offered:
         raise EncounterError("That action is not open to this combatant now.")
     target = None
