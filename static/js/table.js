@@ -97,8 +97,8 @@
   // A whole sheet changed elsewhere (the GM, an encounter, XP, an undo, another tab): fetch the page
   // again and put in every part the player is not busy with. An in-place edit that is open keeps its
   // typed text and the version it was opened at, so saving it is refused if its value moved on (the
-  // page's #sheet-version is left alone for the same reason); a focused control keeps its input; the
-  // roll buttons are priced again with the options this page has chosen.
+  // page's #sheet-version is left alone for the same reason); a focused control, or one changed and not
+  // yet sent, keeps its input; the roll buttons are priced again with the options this page has chosen.
   function partKey(node) {
     if (node.classList && node.classList.contains("editable")) { return "editable:" + node.getAttribute("data-path"); }
     return node.tagName + "#" + (node.id || "");
@@ -107,12 +107,35 @@
   var KEEP = ["sheet-version", "roll-idempotency", "roll-result", "roll-buttons", "roll-options-panel",
               "sheet-requests"];
   var KEEP_SELECTOR = KEEP.map(function (id) { return "#" + id; }).join(", ") + ", [data-ws-path]";
+  // Controls the player changed and has not sent yet (a trait picked, a number typed): focus may have
+  // moved on to the form's button already, and a refresh landing then would undo the choice. Known by
+  // the change events they fired, not by comparing with their defaults (a select whose first options
+  // are disabled shows another one without anybody choosing it); forgotten once their form is sent.
+  var unsent = new WeakSet();
+  function noteChange(event) {
+    var control = event.target;
+    if (control && control.matches && control.matches("input, select, textarea")) { unsent.add(control); }
+  }
+  function noteSent(form) {
+    if (!form || !form.querySelectorAll) { return; }
+    form.querySelectorAll("input, select, textarea").forEach(function (control) { unsent.delete(control); });
+  }
+  document.addEventListener("input", noteChange, true);
+  document.addEventListener("change", noteChange, true);
+  document.addEventListener("submit", function (event) { noteSent(event.target); }, true);
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    noteSent(elt && elt.closest ? (elt.closest("form") || elt) : elt);
+  });
   function busy(node) {
     if (node.matches && node.matches(".editing")) { return true; }
     if (node.querySelector && node.querySelector(".editing")) { return true; }
     var active = document.activeElement;
-    return !!(active && active !== document.body && node.contains(active) &&
-              /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName));
+    if (active && active !== document.body && node.contains(active) &&
+        /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName)) { return true; }
+    var controls = node.matches && node.matches("input, select, textarea") ? [node]
+      : (node.querySelectorAll ? node.querySelectorAll("input, select, textarea") : []);
+    return Array.prototype.some.call(controls, function (control) { return unsent.has(control); });
   }
   function merge(current, fresh) {
     if (current.matches(KEEP_SELECTOR)) { return; }
@@ -124,6 +147,7 @@
       }
       return;
     }
+    if (current.matches("input, select, textarea")) { return; } // the player's own value stays, whole
     var mine = current.children, theirs = fresh.children;
     if (mine.length !== theirs.length) { return; } // a different shape: leave the busy part alone
     var pairs = [];

@@ -93,6 +93,30 @@ def test_a_gm_edit_reaches_the_open_sheet_and_a_stale_save_is_refused_with_the_t
     expect(edit_button(gm_page, "Body")).to_have_text("7", timeout=1500)
 
 
+def test_a_choice_made_and_not_yet_sent_survives_a_change_from_elsewhere(new_page, table, gm, player):
+    # A trait picked from the list, focus already on the form's button (a click's press), when the
+    # GM's edit makes the page fetch itself again: the pick stays, the GM's value still arrives, and
+    # the trait is added. (A four-device session once lost the pick to a refresh landing between the
+    # two.)
+    sheet = table.characters.get(owner=player)
+    player_page, _ = open_sheet(new_page, player, sheet)
+    gm_page, _ = open_sheet(new_page, gm, sheet)
+    player_page.get_by_label("Trait from the list").select_option("Awareness")
+    player_page.get_by_role("button", name="Add trait").focus()
+
+    edit_button(gm_page, "Mind").click()
+    gm_mind = gm_page.get_by_label("Mind", exact=True)
+    new_mind = str(int(gm_mind.input_value()) - 1)
+    gm_mind.fill(new_mind)
+    gm_mind.press("Enter")
+
+    expect(edit_button(player_page, "Mind")).to_have_text(new_mind, timeout=1500)
+    expect(player_page.get_by_label("Trait from the list")).to_have_value("Awareness")
+    player_page.get_by_role("button", name="Add trait").click()
+    expect(player_page.locator("#messages")).to_contain_text("Added Awareness.")
+    assert sheet.triad_traits.filter(name="Awareness").exists()
+
+
 def test_an_undo_and_a_change_from_elsewhere_reach_every_open_page(new_page, table, gm, player, other_player):
     sheet = table.characters.get(owner=player)
     owner_page, _ = open_sheet(new_page, player, sheet)
