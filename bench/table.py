@@ -67,6 +67,8 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.npcs import L5R_BANDIT  # noqa: E402 (after the path is set)
+
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 SIZES = (8, 64, 256)
 SAMPLES = {8: 150, 64: 80, 256: 40}
@@ -88,18 +90,7 @@ NPCS = {
         "shield": False,
     },
     "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
-    "l5r": {
-        "reflexes": 2,
-        "agility": 3,
-        "strength": 3,
-        "earth": 2,
-        "void": 2,
-        "insight_rank": 1,
-        "attack_skill": 2,
-        "weapon_rolled": 3,
-        "weapon_kept": 2,
-        "armor": 5,
-    },
+    "l5r": L5R_BANDIT,
 }
 
 

@@ -1,10 +1,12 @@
-"""Setup shared by the four-device session tests (tests/e2e/test_session_*.py): the GM and three players,
-each logged in on their own browser context, with the server's dice fixed."""
+"""Setup shared by the four-device session tests (tests/e2e/test_session_*.py) and the other browser tests
+of a fight: the GM and the players, each logged in on their own browser context, with the server's dice
+fixed."""
 
 import os
 
 from playwright.sync_api import expect
 
+from play import encounters
 from rules.dice import FixedFaces
 from sheets.registry import system_for
 from sheets.services import character_create
@@ -18,9 +20,27 @@ PHONE = {"width": 390, "height": 844}
 SHOTS = os.environ.get("SCREENSHOT_DIR")
 
 
-def shoot(page, name: str) -> None:
+def shoot(page, name: str, *, top: bool = False) -> None:
+    """The whole page; with ``top``, its first screen too (what a phone shows before scrolling)."""
     if SHOTS:
         page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+        if top:
+            page.screenshot(path=os.path.join(SHOTS, f"{name}-top.png"))
+
+
+def encounter_with(campaign, name: str, characters, npc: str, npc_stats: dict):
+    """An encounter of ``characters`` (in that order: FREE/FALL declares in it) and one quick NPC."""
+    encounter = encounters.encounter_create(campaign=campaign, name=name)
+    for character in characters:
+        encounters.combatant_add_character(encounter=encounter, character=character)
+    encounters.combatant_add_npc(encounter=encounter, name=npc, cleaned_data=npc_stats)
+    return encounter
+
+
+def current_name(encounter) -> str:
+    """Whose turn it is, read from the database."""
+    encounter.refresh_from_db()
+    return encounters.current_actor(encounter, encounters.combatants_of(encounter)).name
 
 
 def built_character(campaign, owner, data: dict, *, trusted: bool = False):

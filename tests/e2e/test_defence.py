@@ -2,7 +2,6 @@
 sheet says "Defend" live (Five by Five l.500-503: the player declares the dodge after being hit), she
 picks the dodge and the result reaches the GM's page live."""
 
-import os
 
 import pytest
 from playwright.sync_api import expect
@@ -13,18 +12,10 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import shoot
 from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
-
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name: str) -> None:
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
-        page.screenshot(path=os.path.join(SHOTS, f"{name}-top.png"))
-
 
 def test_the_hit_player_chooses_the_dodge_and_the_gm_sees_it(
     new_page, make_campaign, gm, player, other_player, monkeypatch
@@ -63,7 +54,7 @@ def test_the_hit_player_chooses_the_dodge_and_the_gm_sees_it(
     gm_page.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
     expect(gm_page.get_by_role("heading", name=f"Waiting for {mine.name}'s defence")).to_be_visible()
     expect(gm_page.get_by_role("button", name="Resolve without waiting")).to_be_visible()
-    shoot(gm_page, "defence-gm-1280")
+    shoot(gm_page, "defence-gm-1280", top=True)
 
     status = alice.get_by_role("status").filter(has_text="Defend")
     expect(status).to_have_text(f"Defend: Bandit attacks {mine.name}")
@@ -80,13 +71,13 @@ def test_the_hit_player_chooses_the_dodge_and_the_gm_sees_it(
     defence.select_option(auto)
     expect(button.locator(".roll-chance")).to_contain_text("%")
 
-    shoot(alice, "defence-sheet-1280")
+    shoot(alice, "defence-sheet-1280", top=True)
     assert audit(alice, mine.get_absolute_url()) == []
     alice.set_viewport_size({"width": 390, "height": 844})
-    shoot(alice, "defence-sheet-390")
+    shoot(alice, "defence-sheet-390", top=True)
     alice.goto(f"/campaigns/{campaign.pk}/table/")
     expect(alice.get_by_role("status").filter(has_text="Defend")).to_be_visible()
-    shoot(alice, "defence-table-390")
+    shoot(alice, "defence-table-390", top=True)
     alice.set_viewport_size({"width": 1280, "height": 900})
     alice.goto(mine.get_absolute_url())
 

@@ -1,49 +1,32 @@
 """Three browsers at one table: the GM runs a Triad fight, alice takes her own turn from her sheet,
 bob watches from the table. "Your turn" reaches alice live; the result reaches the GM and bob live."""
 
-import os
 
 import pytest
 from playwright.sync_api import expect
 
-from play import encounters as services
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import current_name, encounter_with, shoot
 from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
-
-# Set to a folder to keep screenshots of the panel (1280 and 390 wide) for a look.
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name: str) -> None:
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
-        page.screenshot(path=os.path.join(SHOTS, f"{name}-top.png"))
-
 
 @pytest.fixture
 def fight(make_campaign, player, other_player):
     campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
     load_demo_characters(campaign, players=[player, other_player])
-    encounter = services.encounter_create(campaign=campaign, name="Crypt")
-    for character in campaign.characters.order_by("pk"):
-        services.combatant_add_character(encounter=encounter, character=character)
-    services.combatant_add_npc(
-        encounter=encounter,
-        name="Ghoul",
-        cleaned_data={"difficulty": 10, "weapon": "medium", "armor": "light"},
+    encounter = encounter_with(
+        campaign,
+        "Crypt",
+        campaign.characters.order_by("pk"),
+        "Ghoul",
+        {"difficulty": 10, "weapon": "medium", "armor": "light"},
     )
     return campaign, encounter
-
-
-def current_name(encounter) -> str:
-    encounter.refresh_from_db()
-    return services.current_actor(encounter, services.combatants_of(encounter)).name
 
 
 def test_a_player_takes_her_own_turn_and_everyone_sees_it(
@@ -92,7 +75,7 @@ def test_a_player_takes_her_own_turn_and_everyone_sees_it(
     expect(bob.get_by_role("status").filter(has_text="Your turn")).to_have_count(0)
 
     alice.set_viewport_size({"width": 1280, "height": 900})
-    shoot(alice, "alice-sheet-1280")
+    shoot(alice, "alice-sheet-1280", top=True)
     assert audit(alice, helsing.get_absolute_url()) == []
 
     # Changing the ability prices the attack again.
@@ -126,14 +109,14 @@ def test_a_player_takes_her_own_turn_and_everyone_sees_it(
     expect(status).to_have_count(1)
     alice.goto(f"/campaigns/{campaign.pk}/table/")
     expect(alice.get_by_role("status").filter(has_text="Your turn")).to_be_visible()
-    shoot(alice, "alice-table-1280")
+    shoot(alice, "alice-table-1280", top=True)
     assert audit(alice, f"/campaigns/{campaign.pk}/table/") == []
     alice.set_viewport_size({"width": 390, "height": 844})
     # On a phone her turn comes above the dice box and the feed: on the first screen, no scrolling.
     panel_top = alice.locator("#turn-panel").bounding_box()["y"]
     assert panel_top < alice.locator("#dice-box").bounding_box()["y"]
     assert panel_top < 844
-    shoot(alice, "alice-table-390")
+    shoot(alice, "alice-table-390", top=True)
     alice.goto(helsing.get_absolute_url())
-    shoot(alice, "alice-sheet-390")
+    shoot(alice, "alice-sheet-390", top=True)
     assert audit(alice, helsing.get_absolute_url()) == []

@@ -9,11 +9,11 @@ the GM's roll request is answered by every player. The GM never edits a player's
 import pytest
 from playwright.sync_api import expect
 
-from play import encounters as services
 from sheets.demo import load_demo_characters
 
 from .session import (
     built_character,
+    encounter_with,
     expect_live,
     fixed_dice,
     logged_in_page,
@@ -46,13 +46,12 @@ def session(make_campaign, make_user, player, other_player):
             "armor": "Light clothes",
         },
     )
-    encounter = services.encounter_create(campaign=campaign, name="Ambush")
-    for character in campaign.characters.order_by("pk"):
-        services.combatant_add_character(encounter=encounter, character=character)
-    services.combatant_add_npc(
-        encounter=encounter,
-        name="Bandit",
-        cleaned_data={"descriptors": {"Brute": 6}, "hp": 12, "weapon_db": 2, "armor_av": -1, "shield": False},
+    encounter = encounter_with(
+        campaign,
+        "Ambush",
+        campaign.characters.order_by("pk"),
+        "Bandit",
+        {"descriptors": {"Brute": 6}, "hp": 12, "weapon_db": 2, "armor_av": -1, "shield": False},
     )
     return campaign, encounter, third
 

@@ -14,12 +14,12 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import Membership
-from play import encounters as services
 from sheets.demo import load_demo_characters
 from sheets.systems.freefall.models import FreeFallGear
 
 from .session import (
     demo_character_again,
+    encounter_with,
     expect_live,
     fixed_dice,
     logged_in_page,
@@ -37,12 +37,10 @@ def raid(make_campaign, make_user, gm, player, other_player):
     Membership.objects.create(campaign=campaign, user=third)
     load_demo_characters(campaign, players=[player, other_player])
     demo_character_again(campaign, third, "Ilya Rook")  # the first demo breacher again
-    encounter = services.encounter_create(campaign=campaign, name="Server farm")
     # The order they are added is the declaration order: the sentry declares last and resolves first.
-    for name in ("Vesna Kade", "Osei Marr", "Ilya Rook"):
-        services.combatant_add_character(encounter=encounter, character=campaign.characters.get(name=name))
-    services.combatant_add_npc(
-        encounter=encounter, name="Sentry", cleaned_data={"body": 3, "mind": 2, "ghost": 2, "av": 0, "dv": 2}
+    party = [campaign.characters.get(name=name) for name in ("Vesna Kade", "Osei Marr", "Ilya Rook")]
+    encounter = encounter_with(
+        campaign, "Server farm", party, "Sentry", {"body": 3, "mind": 2, "ghost": 2, "av": 0, "dv": 2}
     )
     return campaign, encounter, third
 

@@ -10,12 +10,13 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import Membership
-from play import encounters as services
 from sheets.demo import load_demo_characters
 from tests.npcs import L5R_BANDIT
 
 from .session import (
+    current_name,
     demo_character_again,
+    encounter_with,
     expect_live,
     fixed_dice,
     logged_in_page,
@@ -35,16 +36,9 @@ def court(make_campaign, make_user, gm, player, other_player):
     campaign.save(update_fields=["options"])
     load_demo_characters(campaign, players=[player, other_player])
     demo_character_again(campaign, third, "Hida Kenzo")  # the seed's archer again
-    encounter = services.encounter_create(campaign=campaign, name="Snowy pass")
-    for name in ("Bayushi Shinai", "Isawa Tishi", "Hida Kenzo"):
-        services.combatant_add_character(encounter=encounter, character=campaign.characters.get(name=name))
-    services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=L5R_BANDIT)
+    party = [campaign.characters.get(name=name) for name in ("Bayushi Shinai", "Isawa Tishi", "Hida Kenzo")]
+    encounter = encounter_with(campaign, "Snowy pass", party, "Bandit", L5R_BANDIT)
     return campaign, encounter, third
-
-
-def current_name(encounter) -> str:
-    encounter.refresh_from_db()
-    return services.current_actor(encounter, services.combatants_of(encounter)).name
 
 
 def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_player, monkeypatch):

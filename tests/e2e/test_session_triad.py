@@ -10,11 +10,11 @@ a player's sheet.
 import pytest
 from playwright.sync_api import expect
 
-from play import encounters as services
 from sheets.demo import load_demo_characters
 
 from .session import (
     built_character,
+    encounter_with,
     expect_live,
     fixed_dice,
     logged_in_page,
@@ -44,13 +44,12 @@ def session(make_campaign, make_user, player, other_player):
             "weapon": "light",
         },
     )
-    encounter = services.encounter_create(campaign=campaign, name="Crypt")
-    for character in campaign.characters.order_by("pk"):
-        services.combatant_add_character(encounter=encounter, character=character)
-    services.combatant_add_npc(
-        encounter=encounter,
-        name="Ghoul",
-        cleaned_data={"difficulty": 14, "weapon": "medium", "armor": "light", "kind": "body"},
+    encounter = encounter_with(
+        campaign,
+        "Crypt",
+        campaign.characters.order_by("pk"),
+        "Ghoul",
+        {"difficulty": 14, "weapon": "medium", "armor": "light", "kind": "body"},
     )
     return campaign, encounter, third
 
