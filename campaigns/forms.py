@@ -25,7 +25,7 @@ class CampaignForm(forms.ModelForm):
             del self.fields["system"]
             # The optional rules the campaign's system offers, kept in Campaign.options: a checkbox
             # for a switch, a whole number within its bounds for a number.
-            for option in systems.get(self.instance.system).options:
+            for option in systems.campaign_options(self.instance.system):
                 key, label, help_text, number = systems.option_parts(option)
                 if number is not None:
                     # Left blank, the number goes back to the system's usual value.

@@ -49,7 +49,10 @@ class Campaign(models.Model):
             system = systems.get(self.system)
         except KeyError:
             return  # the system field reports the unknown system itself
-        known = {key: number for key, _label, _help, number in map(systems.option_parts, system.options)}
+        known = {
+            key: number
+            for key, _label, _help, number in map(systems.option_parts, systems.campaign_options(system.key))
+        }
         errors = []
         for key, value in self.options.items():
             number = known.get(key)
@@ -68,6 +71,10 @@ class Campaign(models.Model):
                 )
         if errors:
             raise ValidationError({"options": errors})
+
+    def option_on(self, key: str) -> bool:
+        """Whether the on/off option ``key`` (systems.TABLE_OPTIONS or the system's) is turned on."""
+        return bool((self.options or {}).get(key))
 
     def is_gm(self, user) -> bool:
         return user.is_authenticated and user.pk == self.gm_id

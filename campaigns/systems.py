@@ -42,6 +42,25 @@ def option_parts(option: Option) -> tuple[str, str, str, NumberOption | None]:
     return key, label, help_text, None
 
 
+#: Options every campaign has, whatever its system (Campaign.options keys), off until the GM turns them on.
+PLAYERS_ADJUST_PLAY_STATE = "players_adjust_play_state"
+SHOW_NPC_NUMBERS = "show_npc_numbers"
+TABLE_OPTIONS: tuple[Option, ...] = (
+    (
+        PLAYERS_ADJUST_PLAY_STATE,
+        "Players adjust their own play state",
+        "Players may type their own HP, wounds, Void and the like on their sheets; each such edit is a line "
+        "in your feed with the old and new value. Off: only play and you change them.",
+    ),
+    (
+        SHOW_NPC_NUMBERS,
+        "Players see NPC numbers",
+        "NPCs' HP, defences and damage taken show in the feed and the encounter for everyone. "
+        "Off: only you see them.",
+    ),
+)
+
+
 @dataclass(frozen=True)
 class GameSystem:
     key: str
@@ -62,6 +81,11 @@ def register(system: GameSystem) -> None:
 def choices() -> list[tuple[str, str]]:
     """Choices for Campaign.system, in the order settings.GAME_SYSTEMS lists the systems."""
     return [(system.key, system.label) for system in _systems.values()]
+
+
+def campaign_options(key: str) -> tuple[Option, ...]:
+    """Every option a campaign of this system offers: the table's own, then the system's."""
+    return TABLE_OPTIONS + get(key).options
 
 
 def get(key: str) -> GameSystem:

@@ -150,12 +150,34 @@ def test_gm_turns_optional_rules_on_for_the_campaign(make_campaign, gm, client_f
     )
     campaign.refresh_from_db()
     # A number option left blank keeps the system's usual value (L5R's starting XP budget).
-    assert campaign.options == {"l5r_odd_die_bonus": True, "l5r_starting_xp": 40}
+    assert campaign.options == {
+        "l5r_odd_die_bonus": True,
+        "l5r_starting_xp": 40,
+        "players_adjust_play_state": False,
+        "show_npc_numbers": False,
+    }
     client_for(gm).post(
         reverse("campaign_edit", args=[campaign.pk]), {"name": campaign.name, "description": ""}
     )
     campaign.refresh_from_db()
-    assert campaign.options == {"l5r_odd_die_bonus": False, "l5r_starting_xp": 40}
+    assert campaign.options == {
+        "l5r_odd_die_bonus": False,
+        "l5r_starting_xp": 40,
+        "players_adjust_play_state": False,
+        "show_npc_numbers": False,
+    }
+
+
+def test_every_campaign_offers_the_table_options_whatever_its_system(make_campaign, gm, client_for):
+    campaign = make_campaign("triad")
+    page = client_for(gm).get(reverse("campaign_edit", args=[campaign.pk])).content.decode()
+    assert "Players adjust their own play state" in page and "Players see NPC numbers" in page
+    client_for(gm).post(
+        reverse("campaign_edit", args=[campaign.pk]),
+        {"name": campaign.name, "description": "", "option_show_npc_numbers": "on"},
+    )
+    campaign.refresh_from_db()
+    assert campaign.option_on("show_npc_numbers") and not campaign.option_on("players_adjust_play_state")
 
 
 def test_invite_link_uses_the_lan_address_when_the_gm_is_on_localhost(
