@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 0.0.0.0
 PORT ?= 8000
 
-.PHONY: run test test-fast lint install serve bench
+.PHONY: run test test-fast test-browser browser lint install serve bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -26,13 +26,21 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 
-test: lint
-	@test -x /usr/bin/chromium || { echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
-	$(VENV)/bin/pytest
+# The whole suite: everything but the browser on every core, then the browser tests one at a time (each
+# drives several pages of one live server). Each run prints the 25 slowest tests.
+test: browser test-fast test-browser
 
-# Everything but the browser tests, on every core: for the edit-test loop (about 2 minutes on 2 cores).
+# Everything but the browser tests, on every core: the edit-test loop.
 test-fast: lint
-	$(VENV)/bin/pytest -m "not e2e" -q -n auto
+	$(VENV)/bin/pytest -m "not e2e" -q -n auto --durations=25
+
+# A Chromium to drive: found, or installed by apt (as root or with password-less sudo) or by Playwright's
+# download, each bounded in time (tests/e2e/browser.py).
+browser: install
+	$(PY) tests/e2e/browser.py
+
+test-browser: lint browser
+	$(VENV)/bin/pytest -m e2e -q --durations=25
 
 bench: install
 	$(PY) bench/odds.py

@@ -7,11 +7,12 @@ import time
 
 import pytest
 
+from .browser import FIX, find_chromium
+
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make for setup
 # and checks are plain synchronous code, so Django's async-safety guard does not apply to them.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -78,10 +79,11 @@ def asgi_server(transactional_db, settings):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.fail(f"No Chromium to drive: `make test` installs one, or: {FIX}")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 
