@@ -19,7 +19,7 @@ from tests.campaigns.test_consumers import open_socket
 from tests.campaigns.test_player_turns import actor_of, combatant, make_fight, roller
 from tests.conftest import HTMX
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def npc_turn(encounter, npc, gm):
@@ -340,6 +340,8 @@ def in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 
+# Transactional: the broadcasts this socket test hears go out on commit.
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_the_prompt_travels_as_a_bare_refresh(in_memory_layer, make_campaign, gm, player, other_player):
     """The waiting defence names a character and offers choices: none of it goes down a socket."""

@@ -20,8 +20,7 @@ from tests.campaigns.test_consumers import open_socket
 from tests.conftest import HTMX
 from tests.npcs import L5R_BANDIT
 
-# Transactional: the socket test's broadcasts go out on commit.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 NPCS = {
     "triad": {"difficulty": 10, "weapon": "medium", "armor": "light"},
@@ -403,6 +402,8 @@ def in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 
+# Transactional: the broadcasts this socket test hears go out on commit.
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_the_turn_travels_as_a_bare_refresh_and_each_page_asks_for_its_own_panel(
     in_memory_layer, make_campaign, gm, player, other_player

@@ -9,6 +9,11 @@ import pytest
 
 from .browser import FIX, find_chromium
 
+# How long a test waits for the page's own signal (an htmx swap, a frame, a flag the page clears) before
+# it fails. Long, so a loaded CPU is never mistaken for a bug: a passing test waits only as long as the
+# page takes. Playwright's own defaults (5 s for expect) are outrun on a busy machine.
+SIGNAL_TIMEOUT_MS = 30_000
+
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make for setup
 # and checks are plain synchronous code, so Django's async-safety guard does not apply to them.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -77,7 +82,9 @@ def asgi_server(transactional_db, settings):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=SIGNAL_TIMEOUT_MS)
 
     chromium = find_chromium()
     if chromium is None:
@@ -95,7 +102,7 @@ def new_page(browser, asgi_server):
 
     def open_page(*, width: int = 1280, height: int = 900):
         context = browser.new_context(base_url=asgi_server.url, viewport={"width": width, "height": height})
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(SIGNAL_TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: pytest.fail(f"JavaScript error on the page: {error}"))

@@ -31,6 +31,15 @@ def browser_for(new_page, user, url):
     return page, frames
 
 
+BARRIER = "Onward, then."
+
+
+def say_barrier(gm_table):
+    """A public chat line from the GM: a page that shows it has heard everything sent before it."""
+    gm_table.locator("#chat-box [name=text]").fill(BARRIER)
+    gm_table.locator("#chat-box button[type=submit]").click()
+
+
 def assert_no_counter(frames, page):
     for frame in frames:
         data = json.loads(frame)
@@ -41,7 +50,9 @@ def assert_no_counter(frames, page):
     assert all(re.fullmatch(r"[0-9a-f]{16}", c) for c in re.findall(r'data-cursor="([^"]+)"', markup))
 
 
-@pytest.mark.parametrize("system", ["triad", "fivebyfive", "freefall", "l5r"])
+# Two systems: the hidden-roll test below the browser (tests/sheets/test_hidden_rolls.py) covers every
+# button of every system; here the raw frames and markup of a real browser.
+@pytest.mark.parametrize("system", ["triad", "l5r"])
 def test_a_blind_roll_from_a_sheet_button_tells_the_roller_only_that_it_was_made(
     system, new_page, make_campaign, gm, player, other_player
 ):
@@ -82,8 +93,10 @@ def test_a_blind_roll_from_a_sheet_button_tells_the_roller_only_that_it_was_made
     )
     expect(roller_table.locator("#feed .feed-entry").first).to_contain_text("A blind roll was made")
     assert entry.summary not in roller_table.content()
-    other.wait_for_timeout(300)
-    expect(other.locator("#feed .feed-entry")).to_have_count(0)
+    say_barrier(gm_table)
+    # The GM's line arrives after the blind roll's frame would have: by then nothing else came.
+    expect(other.locator("#feed .feed-entry")).to_have_count(1)
+    expect(other.locator("#feed .feed-entry").first).to_contain_text(BARRIER)
     for frame in [*roller_frames, *roller_table_frames, *other_frames]:
         for mark in DICE_MARKS:
             assert mark not in frame, (mark, frame)
@@ -133,10 +146,11 @@ def test_a_blind_request_answer_shows_the_notice_and_hidden_rolls_leave_no_gap(
     expect(gm_table.locator("#requests-gm")).to_contain_text(entry.summary)
     assert entry.summary not in roller.content()
 
-    other.wait_for_timeout(300)
-    expect(other.locator("#feed .feed-entry")).to_have_count(2)
+    say_barrier(gm_table)
+    expect(other.locator("#feed .feed-entry")).to_have_count(3)
+    expect(other.locator("#feed .feed-entry").first).to_contain_text(BARRIER)
     assert_no_counter(roller_frames, roller)
     assert_no_counter(other_frames, other)
     # The two cursors the other player holds say nothing of the two hidden entries between them.
     shown = other.locator("#feed .feed-entry").evaluate_all("nodes => nodes.map(n => n.dataset.cursor)")
-    assert len(set(shown)) == 2 and all(re.fullmatch(r"[0-9a-f]{16}", c) for c in shown)
+    assert len(set(shown)) == 3 and all(re.fullmatch(r"[0-9a-f]{16}", c) for c in shown)

@@ -67,9 +67,9 @@ def test_a_gm_edit_reaches_the_open_sheet_and_a_stale_save_is_refused_with_the_t
 
     # Within a second the player's page shows the GM's Mind, on the value and on the roll button's
     # odds, while the open Body edit keeps what the player typed.
-    expect(edit_button(player_page, "Mind")).to_have_text(new_mind, timeout=1500)
+    expect(edit_button(player_page, "Mind")).to_have_text(new_mind)
     mind_button = player_page.locator("[data-roll-key='ability:mind']")
-    expect(mind_button).to_contain_text(f"Mind {new_mind}", timeout=1500)
+    expect(mind_button).to_contain_text(f"Mind {new_mind}")
     expect(player_input).to_have_value("7")
     # The socket said only "this sheet changed": no values, no version, no seq.
     refreshes = [json.loads(f) for f in player_frames if '"refresh"' in f]
@@ -90,7 +90,7 @@ def test_a_gm_edit_reaches_the_open_sheet_and_a_stale_save_is_refused_with_the_t
     player_page.get_by_label("Body", exact=True).press("Enter")
     expect(edit_button(player_page, "Body")).to_have_text("7")
     # And the GM's open page follows the player's save in turn.
-    expect(edit_button(gm_page, "Body")).to_have_text("7", timeout=1500)
+    expect(edit_button(gm_page, "Body")).to_have_text("7")
 
 
 def test_a_choice_made_and_not_yet_sent_survives_a_change_from_elsewhere(new_page, table, gm, player):
@@ -110,7 +110,7 @@ def test_a_choice_made_and_not_yet_sent_survives_a_change_from_elsewhere(new_pag
     gm_mind.fill(new_mind)
     gm_mind.press("Enter")
 
-    expect(edit_button(player_page, "Mind")).to_have_text(new_mind, timeout=1500)
+    expect(edit_button(player_page, "Mind")).to_have_text(new_mind)
     expect(player_page.get_by_label("Trait from the list")).to_have_value("Awareness")
     player_page.get_by_role("button", name="Add trait").click()
     expect(player_page.locator("#messages")).to_contain_text("Added Awareness.")
@@ -128,7 +128,7 @@ def test_an_undo_and_a_change_from_elsewhere_reach_every_open_page(new_page, tab
     notes_input.fill("Garlic, stakes, a mallet")
     notes_input.press("Enter")
     for page in (gm_page, onlooker_page):
-        expect(page.locator(".sheet-notes")).to_contain_text("Garlic, stakes, a mallet", timeout=1500)
+        expect(page.locator(".sheet-notes")).to_contain_text("Garlic, stakes, a mallet")
 
     # The GM undoes it from the history page, in another tab (a path that is no sheet page at all).
     history_tab = gm_page.context.new_page()
@@ -136,7 +136,7 @@ def test_an_undo_and_a_change_from_elsewhere_reach_every_open_page(new_page, tab
     history_tab.get_by_role("button", name=re.compile("^Undo")).first.click()
     expect(history_tab.locator("#messages")).to_contain_text("Undone")
     for page in (owner_page, gm_page, onlooker_page):
-        expect(page.locator(".sheet-notes")).not_to_contain_text("Garlic", timeout=1500)
+        expect(page.locator(".sheet-notes")).not_to_contain_text("Garlic")
     # The read-only viewer's page carries no version counter to read the sheet's changes from.
     expect(onlooker_page.locator("#sheet-version")).to_have_count(0)
     assert not any("seq" in json.loads(f) for f in onlooker_frames)
@@ -183,11 +183,11 @@ def test_the_encounter_page_shows_each_actions_dice_and_outcome_as_it_happens(
     other_tab.goto(encounter_url)
     faces[:] = [3]
     other_tab.get_by_role("button", name="Roll initiative and start").click()
-    expect(log.locator(".feed-entry").first).to_contain_text("initiative", ignore_case=True, timeout=1500)
+    expect(log.locator(".feed-entry").first).to_contain_text("initiative", ignore_case=True)
     faces[:] = [17]
     other_tab.locator("form.encounter-action", has_text="Attack").get_by_role("button", name="Attack").click()
     newest = log.locator(".feed-entry").first
-    expect(newest).to_contain_text("Ghoul", timeout=1500)
+    expect(newest).to_contain_text("Ghoul")
     expect(newest.locator(".die")).to_have_count(1)
     expect(newest.locator(".feed-outcome")).not_to_be_empty()
 
