@@ -117,8 +117,19 @@ class TableConsumer(AsyncWebsocketConsumer):
     # These handlers reach the database only through database_sync_to_async, which closes stale
     # connections itself; skipping AsyncConsumer.dispatch's aclose_old_connections() saves one thread
     # hop per message and per viewer on every broadcast (about half the fan-out time; bench/table.py).
-    _WITHOUT_HOP = frozenset(
-        {"feed.entry", "feed.hidden", "member.removed", "session.ended", "panel.changed", "websocket.receive"}
+    _WITHOUT_HOP = (
+        frozenset()  # stock mode: channels' own dispatch for every message
+        if settings.TABLETOP_STOCK
+        else frozenset(
+            {
+                "feed.entry",
+                "feed.hidden",
+                "member.removed",
+                "session.ended",
+                "panel.changed",
+                "websocket.receive",
+            }
+        )
     )
 
     def __init__(self, *args, **kwargs):
@@ -364,6 +375,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             viewer_id=self.user.pk,
             gm_id=self.campaign.gm_id,
             recipient_ids=event.get("recipient_ids", ()),
+            numbers_gm_only=event.get("numbers_gm_only", False),
         )
 
     async def feed_hidden(self, event):

@@ -1,5 +1,6 @@
 """A row's counter moved on under its write lock, in one statement where the database allows it."""
 
+from django.conf import settings
 from django.db import connections
 from django.db.models import F
 
@@ -9,12 +10,13 @@ def counter_increment(model, pk: int, field: str, *, read: tuple[str, ...] = (),
     with ``read``, a tuple of the new value and those columns as the update left them.
 
     One ``UPDATE ... RETURNING`` where the database can (PostgreSQL, SQLite 3.35+), two statements
-    elsewhere. The update takes the row's write lock until the transaction ends, as
-    ``select_for_update`` would, so concurrent callers queue and each gets its own number; what
-    ``read`` hands back is the row under that lock, never an earlier snapshot.
+    elsewhere and in stock mode (settings.TABLETOP_STOCK: the ORM's own statements). The update takes
+    the row's write lock until the transaction ends, as ``select_for_update`` would, so concurrent
+    callers queue and each gets its own number; what ``read`` hands back is the row under that lock,
+    never an earlier snapshot.
     """
     connection = connections[model.objects.db]
-    if not connection.features.can_return_columns_from_insert:  # SQLite before 3.35
+    if settings.TABLETOP_STOCK or not connection.features.can_return_columns_from_insert:
         model.objects.filter(pk=pk).update(**{field: F(field) + 1}, **also)
         return model.objects.values_list(field, *read, flat=not read).get(pk=pk)
     quote = connection.ops.quote_name

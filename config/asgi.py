@@ -142,7 +142,9 @@ class OneHopHandler(ASGIHandler):
         return response, list(broadcasts)
 
 
-django_asgi_app = OneHopHandler(threads=settings.HTTP_THREADS)
+# Stock mode (settings.TABLETOP_STOCK) serves through Django's own handler; broadcasts are then sent
+# from the request's thread as they commit (campaigns/realtime.py).
+django_asgi_app = ASGIHandler() if settings.TABLETOP_STOCK else OneHopHandler(threads=settings.HTTP_THREADS)
 
 # uvicorn runs no system checks; say at start-up what manage.py check would (a deaf multi-worker table).
 for problem in checks.run_checks(tags=[DEPLOYMENT_CHECKS]):
@@ -180,6 +182,7 @@ application = ProtocolTypeRouter(
 # process; frozen, the collector's full passes no longer walk it. Unfrozen, each full collection walked
 # some 100,000 objects and held every table for 50 to 100 ms (bench/table.py, broadcast leg at N = 256:
 # the p99 of 90 to 120 ms was those passes; docs/performance.md).
-get_resolver().url_patterns  # noqa: B018 (imports every view module now, so it is frozen too)
-gc.collect()
-gc.freeze()
+if not settings.TABLETOP_STOCK:
+    get_resolver().url_patterns  # noqa: B018 (imports every view module now, so it is frozen too)
+    gc.collect()
+    gc.freeze()

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.signals import request_finished
 from django.db import connections
 from django.db.backends.signals import connection_created
@@ -21,6 +22,9 @@ from campaigns.models import FeedEntry
 from tests.campaigns.test_consumers import entries, open_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+# What only the speed layer does; stock mode (settings.TABLETOP_STOCK) serves through Django's handler.
+speed_layer_only = pytest.mark.skipif(settings.TABLETOP_STOCK, reason="stock mode: Django's own ASGI handler")
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +105,8 @@ def kept_threads_closed():
     """The shared application's kept threads end with each test: their database connections would
     otherwise outlive the test database (PostgreSQL refuses to drop a database in use)."""
     yield
-    asgi().django_asgi_app.close_threads()
+    if hasattr(asgi().django_asgi_app, "close_threads"):
+        asgi().django_asgi_app.close_threads()
 
 
 @pytest.fixture
@@ -128,6 +133,7 @@ async def test_a_roll_through_the_handler_reaches_the_table_and_answers_the_dice
     await gm_socket.disconnect()
 
 
+@speed_layer_only
 async def test_requests_share_a_kept_thread_and_its_database_connection(campaign, player, opened_connections):
     headers = await sync_to_async(browser_headers)(player)
     before = len(opened_connections)
@@ -205,6 +211,7 @@ async def test_the_handler_runs_the_middleware_in_sync_mode():
     assert not asyncio.iscoroutinefunction(handler._middleware_chain)
 
 
+@speed_layer_only
 async def test_what_start_up_loaded_is_frozen_out_of_the_collectors_sight():
     # Unfrozen, each full collection walked Django and the app's modules and held every table for
     # 50 to 100 ms (docs/performance.md).
