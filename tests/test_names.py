@@ -7,11 +7,12 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from play import encounters
 from sheets.demo import load_demo_characters
+from sheets.registry import game_systems
 
 # 80 characters without a break opportunity, right-to-left letters first: without isolation the
 # Hebrew would pull the "· GM" and "played by" text around it into its own direction.
 LONG = "שלום" * 5 + "X" * 60
-SYSTEMS = ("fivebyfive", "freefall", "triad", "l5r")
+SYSTEMS = [config.label for config in game_systems()]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 

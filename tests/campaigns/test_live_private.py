@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from campaigns import cursors, realtime
 from campaigns.models import FeedEntry
-from sheets.registry import system_for
+from sheets.registry import game_systems, system_for
 from sheets.services import character_change
 from tests.campaigns.test_consumers import (
     apost_chat,
@@ -22,7 +22,7 @@ from tests.campaigns.test_consumers import (
     roll,
 )
 
-SYSTEMS = ("fivebyfive", "freefall", "triad", "l5r")
+SYSTEMS = [config.label for config in game_systems()]
 
 
 @pytest.fixture(autouse=True)
