@@ -16,10 +16,12 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# Debug off, this installation's own secret key (made once into data/secret_key). Every step is told
+# HOST: DJANGO_DEBUG=1 refuses to start unless it is loopback (config/settings.py).
 run: install
-	$(PY) manage.py migrate --noinput
+	HOST=$(HOST) $(PY) manage.py migrate --noinput
 	HOST=$(HOST) PORT=$(PORT) $(PY) manage.py demo
-	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20 --lifespan off
+	HOST=$(HOST) $(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-ping-interval 20 --lifespan off
 
 lint: install
 	$(PY) manage.py makemigrations --check --dry-run

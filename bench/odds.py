@@ -34,16 +34,19 @@ WARM_REPEATS = 20
 
 
 def clear_caches(*modules) -> None:
-    """Clear every lru_cache found at module level (the engines keep their memo tables there)."""
+    """Clear every lru_cache found at module level (the engines keep their memo tables there), in a
+    package's modules too (rules.notation keeps its tables in its submodules)."""
     for module in modules:
         if module is None:
             continue
-        for _, obj in inspect.getmembers(module):
-            if (
-                callable(getattr(obj, "cache_clear", None))
-                and getattr(obj, "__module__", None) == module.__name__
-            ):
-                obj.cache_clear()
+        inside = [m for name, m in sys.modules.items() if name.startswith(module.__name__ + ".")]
+        for each in [module, *inside]:
+            for _, obj in inspect.getmembers(each):
+                if (
+                    callable(getattr(obj, "cache_clear", None))
+                    and getattr(obj, "__module__", None) == each.__name__
+                ):
+                    obj.cache_clear()
 
 
 @dataclass(frozen=True)

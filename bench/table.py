@@ -28,6 +28,12 @@ Figures (every one also as a ratio to the floor's in this run):
   form as the page posts it, ``attack`` where offered) at a table of 8, until every socket has the
   action's entry. Between clicks, untimed, the GM presses Next turn over HTTP until the player's
   turn comes round again, and the bench waits for the entries that makes; the floor posts its roll.
+* *saved roll*: the player's saved dice line (play's saved rolls) from its button on the table page,
+  a fresh key each time; the floor's row for it is its dice box.
+* *request answer*: the GM asks the player's character for a roll, the sheet fetches its prompt, and
+  the prompt's first button is posted as the page posts it, until every socket has the answer's
+  entry (timed); between clicks, untimed, the GM sends the last request's group result (closing it)
+  and asks again. The floor's row for it is its dice box.
 * *django minimum*: the floor's work done through Django's whole stack and nothing of the app's: a
   bench-only view behind every middleware (the session and its user read, CSRF checked) that draws
   once from ``secrets``, broadcasts the sample entry as a roll's is broadcast and answers with the
@@ -36,6 +42,10 @@ Figures (every one also as a ratio to the floor's in this run):
 * *sustained*: one roller rolling closed-loop at a table of 8; and 100 tables of 8 at once, each
   closed-loop (the next POST once all 8 have the last entry). The client decodes every frame, on the
   same 2 cores, for the floor as much as for the app.
+
+Last, the aims at N = 8: each of the six paths (dice box, sheet roll, saved roll, encounter action,
+request answer, in-place edit) as a ratio to Django's minimum and to the floor, p50 and p99, HELD
+when both are within 2x of the minimum's (the edit: its answer against the minimum's answer).
 
 Lost and duplicated entries are counted per socket from the seq numbers. Every row also gives the
 server process's CPU per click (all its threads, from /proc): the figure that holds still when other
@@ -78,6 +88,11 @@ SAMPLE_TIMEOUT = 5.0
 WARM_UP = 5
 DICE_LINE = "4d6kh3+2 vs 12"
 VERSION = re.compile(rb'id="sheet-version"[^>]*value="(\d+)"')
+ASKED = re.compile(rb'data-request="(\d+)"')  # the GM's panel lists the newest request first
+# The sheet's first prompt: its button's form (where it posts, the key it sends).
+PROMPT = re.compile(
+    rb'hx-post="(/characters/\d+/requests/\d+/roll/)"[^>]*>\s*<input[^>]*name="key" value="([^"]*)"'
+)
 # A quick NPC per system for the encounter row, as tests/campaigns/test_player_turns.py makes them;
 # Five by Five's has hit points enough to last the run.
 NPCS = {
@@ -201,7 +216,11 @@ if layer == "redis":
     project_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["LAYER_PREFIX"]
 else:
     project_settings.CHANNEL_LAYERS = {"default": {"BACKEND": "campaigns.layers.TableChannelLayer"}}
-project_settings.TABLE_RATE_LIMITS = {"roll": (10**9, 1), "chat": (10**9, 1)}
+try:  # every budget the limiter knows, out of the way (the fairness bench measures the limiter)
+    from campaigns.limits import DEFAULT_RATE_LIMITS
+except ImportError:
+    DEFAULT_RATE_LIMITS = {}
+project_settings.TABLE_RATE_LIMITS = {name: (10**9, 1) for name in {*DEFAULT_RATE_LIMITS, "roll", "chat"}}
 project_settings.TABLE_SOCKETS_PER_USER = 10**6
 
 from config.asgi import application as app_application
@@ -267,9 +286,13 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 60) -> 
 class Fixtures:
     """Users, campaigns, characters and browser cookies in a throwaway SQLite database."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, database_url: str | None = None):
+        # A throwaway SQLite file, or a throwaway PostgreSQL database the caller made (many_tables.py).
         os.environ["SQLITE_PATH"] = str(folder / "bench.sqlite3")
-        os.environ.pop("DATABASE_URL", None)
+        if database_url:
+            os.environ["DATABASE_URL"] = database_url
+        else:
+            os.environ.pop("DATABASE_URL", None)
         os.environ.pop("REDIS_URL", None)  # this process only writes rows; servers get their layer
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
         import django
@@ -321,14 +344,18 @@ class Fixtures:
             load_demo_characters(campaign, players=[self.roller])
         return [c.pk for c in made]
 
-    def sheet_roll_form(self, campaign_id: int, *, check: bool = True) -> tuple[str, dict]:
-        """The first roll button's URL and the fields the page posts with it (checked through Django)."""
+    def sheet_roll_form(
+        self, campaign_id: int, *, check: bool = True, character_id: int | None = None
+    ) -> tuple[str, dict]:
+        """The first roll button's URL and the fields the page posts with it (checked through Django);
+        the campaign's one character, or ``character_id`` at a table of several."""
         from django.test import Client
 
         from sheets.models import Character
         from sheets.registry import system_for
 
-        character = Character.objects.select_related("campaign").get(campaign_id=campaign_id)
+        found = {"pk": character_id} if character_id else {"campaign_id": campaign_id}
+        character = Character.objects.select_related("campaign").get(**found)
         system = system_for(character.campaign)
         form = system.options_form(character=character)
         options = {name: field.initial for name, field in form.fields.items()}
@@ -360,9 +387,9 @@ class Fixtures:
             "version": character.version,
         }
 
-    def encounter_fight(self, campaign_id: int) -> dict:
-        """A running encounter, the roller's character against one quick NPC, and the action form the
-        player's turn panel shows (its fields as the page posts them, less the version)."""
+    def encounter_fight(self, campaign_id: int, player=None) -> dict:
+        """A running encounter, the roller's character (or ``player``'s) against one quick NPC, and the
+        action form the player's turn panel shows (its fields as the page posts them, less the version)."""
         import secrets as secret_source
         from html.parser import HTMLParser
 
@@ -373,7 +400,8 @@ class Fixtures:
         from rules.dice import Roller
 
         campaign = Campaign.objects.get(pk=campaign_id)
-        character = campaign.characters.get(owner=self.roller)
+        player = player or self.roller
+        character = campaign.characters.get(owner=player)
         encounter = encounters.encounter_create(campaign=campaign, name="Bench")
         encounters.combatant_add_character(encounter=encounter, character=character)
         encounters.combatant_add_npc(
@@ -415,7 +443,7 @@ class Fixtures:
                     self.select = None
 
         client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
-        client.force_login(self.roller)
+        client.force_login(player)
         parser = ActionForms()
         parser.feed(client.get(f"/campaigns/{campaign_id}/turn/").content.decode())
         offered = [form for form in parser.forms if form["fields"].get("action")]
@@ -438,6 +466,43 @@ class Fixtures:
         actor = encounters.current_actor(encounter, encounters.combatants_of(encounter))
         last_seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=encounter.campaign_id)
         return encounter.version, actor.character_id == fight["character_id"], last_seq
+
+    def saved_roll(self, campaign_id: int) -> str:
+        """The roller's saved dice line at this table (play's saved rolls): the URL its button posts to."""
+        from campaigns.models import Campaign
+        from play import saved_rolls
+
+        saved = saved_rolls.saved_roll_create(
+            campaign=Campaign.objects.get(pk=campaign_id),
+            owner=self.roller,
+            character=None,
+            name="Bench",
+            line=DICE_LINE,
+            visibility="public",
+        )
+        return f"/campaigns/{campaign_id}/saved-rolls/{saved.pk}/roll/"
+
+    def request_form(self, campaign_id: int) -> dict:
+        """The GM's request form for the roller's character, and where the prompt's answer is fetched."""
+        from sheets.models import Character
+
+        character = Character.objects.get(campaign_id=campaign_id, owner=self.roller)
+        return {
+            "ask_url": f"/campaigns/{campaign_id}/requests/",
+            "ask": {
+                "label": "Bench",
+                "characters": str(character.pk),
+                "roll_key": "",
+                "visibility": "public",
+            },
+            "prompts_url": f"/characters/{character.pk}/requests/",
+            "open": None,  # the request the last answer went to, closed by the GM before the next
+        }
+
+    def last_seq(self, campaign_id: int) -> int:
+        from campaigns.models import Campaign
+
+        return Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign_id)
 
     def samples(self) -> dict:
         """A real public entry frame and a real dice-box answer, for the trigger and the floor's sizes."""
@@ -479,30 +544,46 @@ class Http:
         self.reader = self.writer = None
 
     async def post(self, path: str, fields: dict, headers: dict) -> tuple[int, bytes]:
+        return await self.send("POST", path, fields, headers)
+
+    async def get(self, path: str, headers: dict) -> tuple[int, bytes]:
+        return await self.send("GET", path, {}, headers)
+
+    async def send(self, method: str, path: str, fields: dict, headers: dict) -> tuple[int, bytes]:
         try:
-            return await self._post(path, fields, headers)
+            return await self._send(method, path, fields, headers)
         except (asyncio.IncompleteReadError, ConnectionError):
             # The server closed an idle keep-alive connection; a browser opens a new one and resends.
             self.writer = None
-            return await self._post(path, fields, headers)
+            return await self._send(method, path, fields, headers)
 
-    async def _post(self, path: str, fields: dict, headers: dict) -> tuple[int, bytes]:
+    async def _send(self, method: str, path: str, fields: dict, headers: dict) -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         body = urlencode(fields).encode()
-        lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", f"Content-Length: {len(body)}"]
-        lines += ["Content-Type: application/x-www-form-urlencoded"] + [
-            f"{k}: {v}" for k, v in headers.items()
-        ]
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", f"Content-Length: {len(body)}"]
+        if method == "POST":
+            lines.append("Content-Type: application/x-www-form-urlencoded")
+        lines += [f"{k}: {v}" for k, v in headers.items()]
         self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
-        length = 0
+        length, chunked = 0, False
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
+            name = name.strip().lower()
+            if name == b"content-length":
                 length = int(value)
-        return status, await self.reader.readexactly(length)
+            elif name == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+        if not chunked:
+            return status, await self.reader.readexactly(length)
+        body = b""
+        while size := int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16):
+            body += await self.reader.readexactly(size)
+            await self.reader.readuntil(b"\r\n")
+        await self.reader.readuntil(b"\r\n")
+        return status, body
 
     async def close(self) -> None:
         if self.writer is not None:
@@ -657,6 +738,10 @@ class Server:
         elif action == "sheet roll":
             path, data = self.forms[table_id]["sheet"]
             fields = {**data, "idempotency_key": key}
+        elif action == "saved roll":
+            path, fields = self.forms[table_id]["saved"], {"idempotency_key": key}
+        elif action == "request answer":
+            path, fields = self.forms[table_id]["request"]["answer"]
         elif action == "encounter action":
             fight = self.forms[table_id]["fight"]
             version, _, _ = await asyncio.to_thread(self.fixtures.encounter_state, fight)
@@ -692,6 +777,29 @@ class Server:
                 raise RuntimeError(f"next turn answered {status}")
             pressed = True
 
+    async def ask(self, table_id: int) -> int:
+        """Untimed: the GM sends the last request's group result (closing it, so prompts do not pile up
+        on the sheet) and asks the roller's character for a roll; the roller's sheet fetches its prompt
+        as the page does, and the first button's form is what the next click posts. Returns the feed's
+        last seq then."""
+        form = self.forms[table_id]["request"]
+        gm, roller = self.headers(self.fixtures.gm.pk), self.headers(self.fixtures.roller.pk)
+        client = self._client(("gm", table_id))
+        if form["open"] is not None:
+            # A 422 (nobody answered: the last click failed) leaves that prompt first on the sheet.
+            await client.post(f"{form['ask_url']}{form['open']}/result/", {}, gm)
+        status, body = await client.post(form["ask_url"], form["ask"], gm)
+        asked = ASKED.search(body)
+        if status != 200 or not asked:
+            raise RuntimeError(f"the roll request answered {status}")
+        form["open"] = int(asked.group(1))
+        status, body = await self._client(("prompt", table_id)).get(form["prompts_url"], roller)
+        prompt = PROMPT.search(body)
+        if status != 200 or not prompt:
+            raise RuntimeError(f"the sheet's prompt answered {status} without a button")
+        form["answer"] = (prompt.group(1).decode(), {"key": prompt.group(2).decode()})
+        return await asyncio.to_thread(self.fixtures.last_seq, table_id)
+
     async def broadcast(self, table_id: int, seq: int) -> None:
         await self.trigger.send(
             json.dumps({"table": str(table_id) if self.fixtures is None else table_id, "seq": seq})
@@ -724,6 +832,7 @@ def summary(times: list[float], answered: list[float], lost: int, dup: int, bad:
         "p50": statistics.median(times) * 1000 if times else nan,
         "p99": percentile(times, 0.99) * 1000 if times else nan,
         "post": statistics.median(answered) * 1000 if answered else nan,
+        "post99": percentile(answered, 0.99) * 1000 if answered else nan,
         "lost": lost,
         "dup": dup,
         "bad": bad,
@@ -805,6 +914,35 @@ async def encounter_latency(server: Server, table_id: int, samples: int) -> dict
     return summary(times, answered, lost, dup, bad, cpu / samples)
 
 
+async def request_latency(server: Server, table_id: int, samples: int) -> dict:
+    """A roll-request answer at a table of 8: the prompt's button as the sheet posts it, until every
+    socket has the answer's entry. Between clicks, untimed, the GM sends the last request's group
+    result and asks again, and the roller's sheet fetches its new prompt."""
+    table = await server.open_table(table_id, SEATS)
+    times, answered, bad, cpu, held = [], [], 0, 0.0, 0
+    for round_number in range(WARM_UP + samples):
+        held = await server.ask(table_id)
+        table.expect(held)
+        if held and not await table.wait():  # the group result has landed everywhere
+            bad += 1
+        table.expect(held + 1)
+        before = process_cpu(server.pid)
+        start = time.perf_counter()
+        status = await server.post(table_id, "request answer")
+        bad += status != 200
+        if round_number >= WARM_UP:
+            answered.append(time.perf_counter() - start)
+        if await table.wait() and round_number >= WARM_UP:
+            times.append(time.perf_counter() - start)
+        if round_number >= WARM_UP:
+            cpu += process_cpu(server.pid) - before  # the answer alone, not the GM's asking
+        held += 1
+    await asyncio.sleep(0.2)
+    lost, dup = table.losses(list(range(held)))
+    await table.close()
+    return summary(times, answered, lost, dup, bad, cpu / samples)
+
+
 async def sustained(server: Server, table_ids: list[int], action: str) -> dict:
     """Closed loop at every table at once: completed clicks per second over all of them."""
     tables = [await server.open_table(table_id, SEATS) for table_id in table_ids]
@@ -863,6 +1001,9 @@ async def measure(server: Server, ids: dict) -> dict:
     results[minimum] = await latency(server, ids[minimum], SEATS, SAMPLES[SEATS], DJANGO_MINIMUM)
     results["edit"] = await edit_latency(server, ids[("sheet roll", 8)], SAMPLES[8])
     results["encounter"] = await encounter_latency(server, ids["encounter"], SAMPLES[8])
+    if server.fixtures is not None:  # the floor's row for these is its dice box
+        results["saved roll"] = await latency(server, ids["saved roll"], SEATS, SAMPLES[SEATS], "saved roll")
+        results["request answer"] = await request_latency(server, ids["request answer"], SAMPLES[SEATS])
     for action in ("dice box", "sheet roll", DJANGO_MINIMUM):
         results[("one roller", action)] = await sustained(server, ids[("one roller", action)], action)
         results[("100 tables", action)] = await sustained(server, ids[("100 tables", action)], action)
@@ -877,6 +1018,8 @@ def table_ids(fixtures: Fixtures | None) -> dict:
             ids[(action, size)] = fixtures.campaigns(1)[0] if fixtures else f"{action[:4]}-{size}"
     ids["encounter"] = fixtures.campaigns(1)[0] if fixtures else "encounter"
     ids[(DJANGO_MINIMUM, SEATS)] = fixtures.campaigns(1)[0] if fixtures else "minimum"
+    if fixtures:
+        ids["saved roll"], ids["request answer"] = fixtures.campaigns(2)
     for action in ("dice box", "sheet roll", DJANGO_MINIMUM):
         ids[("one roller", action)] = fixtures.campaigns(1) if fixtures else [f"one-{action[:4]}"]
         ids[("100 tables", action)] = (
@@ -897,6 +1040,8 @@ def forms_for(fixtures: Fixtures | None, ids: dict) -> dict:
                 "edit": fixtures.edit_form(campaign_id),
             }
     forms[ids["encounter"]]["fight"] = fixtures.encounter_fight(ids["encounter"])
+    forms[ids["saved roll"]]["saved"] = fixtures.saved_roll(ids["saved roll"])
+    forms[ids["request answer"]]["request"] = fixtures.request_form(ids["request answer"])
     return forms
 
 
@@ -993,6 +1138,57 @@ def report(results: dict[str, dict]) -> None:
         print()
 
 
+# The paths the aim covers, at N = 8: (label, result key, the floor's row for it).
+AIM_PATHS = (
+    ("dice box", ("dice box", SEATS), ("dice box", SEATS)),
+    ("sheet roll", ("sheet roll", SEATS), ("dice box", SEATS)),
+    ("saved roll", "saved roll", ("dice box", SEATS)),
+    ("encounter act", "encounter", "encounter"),
+    ("request answer", "request answer", ("dice box", SEATS)),
+    ("in-place edit", "edit", "edit"),
+)
+
+
+def report_aims(results: dict[str, dict]) -> None:
+    """Each path at N = 8 against Django's minimum in the same run (and the floor): the aim is p50 and
+    p99 within 2x of the minimum's. The edit puts nothing in the feed: its answer against the minimum's."""
+    floor = results["floor"]
+    print(
+        f"Against Django's minimum at N = {SEATS}: click-to-feed ms, x the minimum's, x the floor's"
+        " (the edit: its answer, against the minimum's answer). Aim: p50 and p99 within 2x of the minimum's."
+    )
+    header = (
+        f"{'server':<7} {'what':<15} {'p50':>8} {'x min':>7} {'x floor':>7}  {'p99':>8} {'x min':>7} "
+        f"{'x floor':>7}  {'lost':>4} {'dup':>4} {'!200':>4}  aim"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, figures in results.items():
+        if name == "floor":
+            continue
+        minimum = figures[(DJANGO_MINIMUM, SEATS)]
+        base = floor[("dice box", SEATS)]
+        print(
+            f"{name:<7} {'django minimum':<15} {minimum['p50']:8.2f} {'':>7} "
+            f"{ratio(minimum['p50'], base['p50'])}  {minimum['p99']:8.2f} {'':>7} "
+            f"{ratio(minimum['p99'], base['p99'])}"
+        )
+        for label, key, floor_key in AIM_PATHS:
+            row = figures.get(key)
+            if row is None:
+                continue
+            p50, p99 = ("post", "post99") if key == "edit" else ("p50", "p99")
+            to_min = (row["p50"] / minimum[p50], row["p99"] / minimum[p99])
+            held = all(value <= 2.0 for value in to_min)  # a nan (no sample) fails too
+            print(
+                f"{name:<7} {label:<15} {row['p50']:8.2f} {ratio(row['p50'], minimum[p50])} "
+                f"{ratio(row['p50'], floor[floor_key]['p50'])}  {row['p99']:8.2f} "
+                f"{ratio(row['p99'], minimum[p99])} {ratio(row['p99'], floor[floor_key]['p99'])}  "
+                f"{row['lost']:>4} {row['dup']:>4} {row['bad']:>4}  {'HELD' if held else 'NOT HELD'}"
+            )
+        print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few samples only: checks the bench runs")
@@ -1040,6 +1236,7 @@ def main() -> None:
         if not args.no_redis:
             results["redis"] = run_server("redis", fixtures, env, sizes)
     report(results)
+    report_aims(results)
     print(
         f"Total run time {time.perf_counter() - started:.0f} s. Entry frame {sizes['entry_size']} bytes, "
         f"dice-box answer {sizes['response_size']} bytes (the floor sends the same sizes)."

@@ -1,8 +1,12 @@
 """Account pages: Django's own auth views, with a sign-up view beside them.
 
+An invite followed before logging in is remembered in the session (``remember_invite``) and seats the
+player as soon as the sign-up or log-in form is done (``seat_from_invite``), whichever link led there.
+
 Also the receivers (connected in apps.py) that make an ended session end its table sockets too.
 """
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
@@ -11,8 +15,30 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from . import realtime
+from . import realtime, services
 from .forms import crispy_helper
+
+INVITE_SESSION_KEY = "invite_token"
+
+
+def remember_invite(request, token: str) -> None:
+    """An invite opened before logging in: kept in the session (log-in keeps the session's data)."""
+    request.session[INVITE_SESSION_KEY] = token
+
+
+def seat_from_invite(request, user):
+    """Seat the user at the table of the invite they followed before logging in; that campaign, or None."""
+    token = request.session.pop(INVITE_SESSION_KEY, None)
+    if not token:
+        return None
+    try:
+        campaign, joined = services.campaign_join(user=user, token=token)
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+        return None
+    if joined:
+        messages.success(request, f"Welcome to {campaign.name}!")
+    return campaign
 
 
 @login_not_required
@@ -24,8 +50,15 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(next_url or "dashboard")
+        return redirect(seat_from_invite(request, user) or next_url or "dashboard")
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+class LoginView(auth_views.LoginView):
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        campaign = seat_from_invite(self.request, form.get_user())
+        return redirect(campaign) if campaign is not None else response
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
@@ -37,7 +70,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 urlpatterns = [
     path("signup/", signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),

@@ -102,3 +102,41 @@ class IdField(WholeNumberField):
 
     def __init__(self, **kwargs):
         super().__init__(min_value=1, **kwargs)
+
+
+def whole_number(text, *, min_value=None, max_value=None) -> int | None:
+    """A number a client sent outside any form (a key, a path), read as WholeNumberField reads it.
+
+    None for blank or for anything that field refuses ("²", "٣", "1e9", a number past its bounds).
+    """
+    try:
+        return WholeNumberField(min_value=min_value, max_value=max_value, required=False).clean(text)
+    except ValidationError:
+        return None
+
+
+def row_id(text) -> int | None:
+    """The id of a row a client named outside any form, read as IdField reads it; None if it is none."""
+    try:
+        return IdField(required=False).clean(text)
+    except ValidationError:
+        return None
+
+
+class IdConverter:
+    """``<id:name>`` in a URL: a row id read as IdField reads it (campaigns/apps.py registers it).
+
+    Past its bounds the path matches nothing (404), where Django's ``<int:...>`` handed the view a
+    number the database's integer cannot hold, and the query failed (500).
+    """
+
+    regex = "[0-9]+"
+
+    def to_python(self, value: str) -> int:
+        number = row_id(value)
+        if number is None:
+            raise ValueError(value)  # Django reads it as "no match"
+        return number
+
+    def to_url(self, value) -> str:
+        return str(value)

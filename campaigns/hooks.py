@@ -60,3 +60,17 @@ def register_roll_subjects(provider: Callable[..., list[RollSubject]]) -> None:
 
 def roll_subjects(user, campaign) -> list[RollSubject]:
     return _roll_subjects(user, campaign)
+
+
+_table_characters: Callable[..., list[tuple[str, int]]] = lambda campaign: []  # noqa: E731
+
+
+def register_table_characters(provider: Callable[..., list[tuple[str, int]]]) -> None:
+    """``provider(campaign)`` lists the players' characters at the table as (name, owner id): a whisper
+    may name a player by their character (campaigns/commands.py)."""
+    global _table_characters
+    _table_characters = provider
+
+
+def table_characters(campaign) -> list[tuple[str, int]]:
+    return _table_characters(campaign)

@@ -1,14 +1,17 @@
-"""Request middleware for shared computers and proxies."""
+"""Request middleware for shared computers and proxies, and the rate limit every request passes."""
 
 from urllib.parse import urlsplit
 
 from django.contrib.auth import middleware as auth_middleware
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpResponse
-from django.shortcuts import resolve_url
+from django.http import HttpResponse, HttpResponseForbidden
+from django.shortcuts import render, resolve_url
 from django.utils.cache import add_never_cache_headers
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.http import url_has_allowed_host_and_scheme
+
+from . import limits
+from .lan import is_loopback
 
 
 class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
@@ -57,3 +60,51 @@ class NoStoreForUsersMiddleware(MiddlewareMixin):
         if user is not None and user.is_authenticated:
             add_never_cache_headers(response)
         return response
+
+
+class DebugServesLoopbackOnly(MiddlewareMixin):
+    """With DEBUG on (settings lists it first then), answer this machine only.
+
+    Django's debug pages show a traceback and the settings to whoever meets an error, and a Host header
+    is the client's to choose, so ALLOWED_HOSTS cannot keep the room out: the client's address does.
+    """
+
+    def process_request(self, request):
+        if not is_loopback(request.META.get("REMOTE_ADDR", "")):
+            return HttpResponseForbidden(
+                "Debug mode serves this machine only.", content_type="text/plain; charset=utf-8"
+            )
+        return None
+
+
+class RateLimitMiddleware(MiddlewareMixin):
+    """Every request that rolls, works out odds, imports or writes counts against its user's budget.
+
+    The view is not run over budget: 429 with ``Retry-After``, as plain text to htmx (which keeps the
+    page as it is, ``HX-Reswap: none``; static/js/app.js shows the message beside the control) and as
+    a page to a plain request. Which budget a view spends is ``limits.action_for``'s one table.
+    """
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return None  # a sign-in or sign-up: django-axes limits failed log-ins
+        match = request.resolver_match
+        action = limits.action_for(match.url_name if match else None, request.method)
+        if action is None:
+            return None
+        try:
+            limits.rate_limit_check(user=user, action=action)
+        except limits.RateLimited as error:
+            return rate_limited_response(request, error)
+        return None
+
+
+def rate_limited_response(request, error: limits.RateLimited) -> HttpResponse:
+    if request.headers.get("HX-Request") == "true":
+        response = HttpResponse(str(error), status=429, content_type="text/plain; charset=utf-8")
+        response["HX-Reswap"] = "none"
+    else:
+        response = render(request, "429.html", {"message": str(error)}, status=429)
+    response["Retry-After"] = str(error.retry_after)
+    return response

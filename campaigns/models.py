@@ -152,6 +152,10 @@ class FeedEntry(models.Model):
     # NULL, not "", so entries without a key never collide in the unique constraint.
     idempotency_key = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
+    # When a hidden roll's pending sheet changes (result["pending"]) were applied; set once, by one
+    # conditional update, so a second click applies nothing. Not covered by the hash chain: the entry's
+    # content is what was rolled, this is what someone later did with it.
+    applied_at = models.DateTimeField(null=True, blank=True, editable=False)
     # The feed's hash chain (campaigns/chain.py): this entry's SHA-256 over its content and the hash of
     # the entry before it in the campaign, so a row changed behind the app's back is found. For the GM's
     # check and the verify_feed command only: never drawn on a page nor sent in a frame (it would say

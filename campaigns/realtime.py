@@ -23,7 +23,7 @@ from django.db import transaction
 
 from .models import WHISPER, Visibility
 from .rendering import render_entry
-from .selectors import FULL, NOTICE, recipient_ids
+from .selectors import FULL, NOTICE, PLAYERS, gm_numbers, recipient_ids
 
 logger = logging.getLogger(__name__)
 
@@ -128,11 +128,15 @@ def entry_event(entry) -> dict:
     frames = {FULL: entry_frame(entry, FULL)}
     if entry.visibility == Visibility.BLIND:
         frames[NOTICE] = entry_frame(entry, NOTICE)
+    numbers_gm_only = gm_numbers(entry.result)
+    if numbers_gm_only:
+        frames[PLAYERS] = entry_frame(entry, PLAYERS)
     return {
         "type": "feed.entry",
         "seq": entry.seq,
         "visibility": entry.visibility,
         "author_id": entry.author_id,
+        "numbers_gm_only": numbers_gm_only,
         # A sheet page of this character refreshes its recent rolls, if its viewer may see the entry.
         "character_id": entry.character_id,
         "frames": frames,

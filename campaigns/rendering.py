@@ -25,6 +25,13 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
    A die may carry ``"faces": [10, 7]`` instead of ``"face"`` when it exploded into a chain;
    ``kept``, ``exploded`` and ``trump`` default to True, False and False.
 
+   A roll hidden from someone who may see its sheet (sheets.services.roll_hidden_from_sheet) saved
+   nothing on the sheet; what it would change waits under :data:`PENDING` until it is applied
+   (``FeedEntry.applied_at``)::
+
+       "pending": {"before": {address: value}, "after": {address: value},  # sheets.history's addresses
+                   "lines": ["Doubles token: no → yes", ...]}               # what the entry shows
+
 The display handed to ``templates/campaigns/_feed_entry.html`` is::
 
     {"groups": [Group, ...], "rolls": [display, ...] (a repeat: one display per roll, no groups),
@@ -56,6 +63,8 @@ from rules.dice import Outcome
 
 from .cursors import cursor_for
 
+#: The key of a sheet roll's result holding the sheet changes it has not made yet (see above).
+PENDING = "pending"
 MAX_DICE_SHOWN = 200  # a 1000-die roll still renders; the rest is summed in the total
 MAX_OUTCOME_LABEL = 80
 MAX_TAG = notation.MAX_LABEL  # a term's [label]
@@ -476,7 +485,11 @@ def distribution_summary(tree, dist, picture: dict) -> str:
     words += f", mean {picture['mean']}"
     if picture["mean_exact"] and "/" in picture["mean_exact"]:
         words += f" ({picture['mean_exact']})"
-    words += f"; most likely {picture['likeliest']} ({picture['likeliest_percent']})."
+    # A flat spread (1d20+5) has no likeliest total: every total is as likely as the next.
+    if len({n for n in dist.counts if n}) == 1:
+        words += "."
+    else:
+        words += f"; most likely {picture['likeliest']} ({picture['likeliest_percent']})."
     if picture["chance"]:
         if isinstance(tree, notation.Repeat):
             tree = tree.line

@@ -3,5 +3,5 @@ from django.urls import path
 from .consumers import TableConsumer
 
 websocket_urlpatterns: list = [
-    path("ws/campaigns/<int:campaign_id>/table/", TableConsumer.as_asgi()),
+    path("ws/campaigns/<id:campaign_id>/table/", TableConsumer.as_asgi()),
 ]

@@ -90,15 +90,29 @@ def is_seated(user, campaign: Campaign) -> bool:
 
 FEED_PAGE_SIZE = 30
 
-# What a viewer gets of one entry: the whole entry, only the fact that a blind roll was made, or nothing.
+# What a viewer gets of one entry: the whole entry, only the fact that a blind roll was made, the
+# players' words of an entry whose numbers are the GM's (an NPC's HP, defence, damage), or nothing.
 FULL = "full"
 NOTICE = "notice"
+PLAYERS = "players"
+
+
+def gm_numbers(result) -> bool:
+    """Whether an entry's result holds numbers only the GM sees: then it carries, under ``PLAYERS``, the
+    words everyone else reads instead (``{"summary": str, "changes": [str, ...]}``, sheets.combat)."""
+    return isinstance(result, dict) and isinstance(result.get(PLAYERS), dict)
 
 
 def entry_variant(
-    *, visibility: str, author_id: int, viewer_id: int, gm_id: int, recipient_ids: Collection[int] = ()
+    *,
+    visibility: str,
+    author_id: int,
+    viewer_id: int,
+    gm_id: int,
+    recipient_ids: Collection[int] = (),
+    numbers_gm_only: bool = False,
 ) -> str | None:
-    """Which variant of an entry a viewer may see: FULL, NOTICE or None (nothing at all).
+    """Which variant of an entry a viewer may see: FULL, NOTICE, PLAYERS or None (nothing at all).
 
     The one place the visibility rules live; the feed pages, the catch-up and the live consumer all
     ask it. Readings taken:
@@ -112,7 +126,20 @@ def entry_variant(
     * whisper: the author, the GM and the members in ``recipient_ids``; nobody else learns anything,
       not even that a whisper was made. The GM sees every whisper, as a GM hears what is said at the
       table; a player who wants no GM to know has "Only me", which reaches nobody but themselves.
+
+    ``numbers_gm_only`` (:func:`gm_numbers` of the entry's result: an encounter line about an NPC while
+    the campaign keeps NPC numbers the GM's): whoever would see the whole entry sees the PLAYERS words
+    instead, its author included; the GM alone sees the numbers.
     """
+    variant = _visibility_variant(visibility, author_id, viewer_id, gm_id, recipient_ids)
+    if variant == FULL and numbers_gm_only and viewer_id != gm_id:
+        return PLAYERS
+    return variant
+
+
+def _visibility_variant(
+    visibility: str, author_id: int, viewer_id: int, gm_id: int, recipient_ids: Collection[int]
+) -> str | None:
     if visibility == Visibility.PUBLIC:
         return FULL
     is_author = viewer_id == author_id
@@ -137,6 +164,7 @@ def entry_variant_for(user, entry: FeedEntry, campaign: Campaign) -> str | None:
         viewer_id=user.pk,
         gm_id=campaign.gm_id,
         recipient_ids=recipient_ids(entry),
+        numbers_gm_only=gm_numbers(entry.result),
     )
 
 

@@ -1,18 +1,14 @@
 """Everything that changes campaign state: greppable verbs with keyword-only arguments."""
 
-import math
-import re
 import secrets
-import time
 
-from django.conf import settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from rules import notation
 from rules.dice import Roller
 
-from . import chain, realtime, selectors, systems
+from . import chain, commands, realtime, systems
+from .limits import RateLimited, rate_limit_check
 from .models import (
     WHISPER,
     Campaign,
@@ -98,7 +94,7 @@ def feed_entry_create(
     """Number and save one feed entry, broadcast it once committed; returns (entry, created).
 
     A whisper (``visibility=WHISPER``) names its ``recipients`` (users seated at the table, checked
-    by :func:`whisper_recipients`); every other entry names none.
+    by commands.read, or ticked in the dice box); every other entry names none.
 
     A repeated idempotency key from the same author returns the entry it made the first time, so a
     double-click or a retried request never rolls twice. Call inside the caller's transaction when the
@@ -195,54 +191,10 @@ def _feed_entry_save(
 
 
 # ---------------------------------------------------------------------------------------------------
-# The table: the dice box, chat lines and the per-user rate limit
+# The table: the dice box, chat lines and the per-user rate limit (campaigns/limits.py)
 # ---------------------------------------------------------------------------------------------------
 
 CHAT_MAX_LENGTH = 200  # the feed's label column; a table's chat is for short lines
-# (entries allowed, per seconds) for each user; settings.TABLE_RATE_LIMITS overrides per action.
-DEFAULT_RATE_LIMITS = {"roll": (10, 10), "chat": (10, 10)}
-
-
-class RateLimited(CampaignError):
-    """Too many rolls or chat lines in a short time; the message says how long to wait.
-
-    ``retry_after`` is the same wait in whole seconds, for a ``Retry-After`` header.
-    """
-
-    def __init__(self, message: str, *, retry_after: int):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-def rate_limit_check(*, user, action: str) -> None:
-    """Count one action for the user, or raise RateLimited if they are over their allowance.
-
-    The window opens at the user's first action and lasts ``seconds``, in Django's cache: per process
-    with the default local-memory cache, shared when the cache is shared. A window anchored on the
-    clock's multiples would let a burst straddle two windows (twice the allowance) and would reset in
-    the middle of a short run of actions. Good enough to stop a stuck key or a script from flooding a
-    table.
-    """
-    allowed, seconds = getattr(settings, "TABLE_RATE_LIMITS", {}).get(action, DEFAULT_RATE_LIMITS[action])
-    key = f"table-rate:{action}:{user.pk}"
-    opened_key = f"{key}:opened"
-    now = time.time()
-    if cache.add(key, 0, timeout=seconds):
-        cache.set(opened_key, now, timeout=seconds)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr: a new window opens now
-        cache.set(key, 1, timeout=seconds)
-        cache.set(opened_key, now, timeout=seconds)
-        count = 1
-    if count > allowed:
-        opened = cache.get(opened_key, now)
-        wait = max(1, math.ceil(opened + seconds - now))
-        noun = "rolls" if action == "roll" else "messages"
-        raise RateLimited(
-            f"Slow down: at most {allowed} {noun} every {seconds} seconds. Try again in {wait} s.",
-            retry_after=wait,
-        )
 
 
 def _rate_limit_unless_repeat(*, user, action: str, campaign: Campaign, idempotency_key: str | None) -> None:
@@ -259,55 +211,8 @@ def _rate_limit_unless_repeat(*, user, action: str, campaign: Campaign, idempote
 
 
 # ---------------------------------------------------------------------------------------------------
-# Whispers: "/w alice, bob ..." in front of a chat line or a dice-box line
+# Whispers: "/w alice, bob ..." in front of a chat line or a dice-box line (read by commands.read)
 # ---------------------------------------------------------------------------------------------------
-
-#: "/w" (or "/whisper"), then names split by commas (spaces around a comma allowed), then the rest.
-WHISPER_PREFIX = re.compile(
-    r"/w(?:hisper)?(?=\s|$)\s*(?P<names>[^\s,]+(?:\s*,\s*[^\s,]+)*)?\s*(?P<rest>.*)",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def whisper_split(text: str) -> tuple[list[str] | None, str]:
-    """Split a leading ``/w names`` off a line: (the names as typed, the rest), or (None, the line)
-    for a line that is no whisper. A "/w" naming nobody raises CampaignError."""
-    match = WHISPER_PREFIX.fullmatch(text.strip())
-    if match is None:
-        return None, text
-    if not match["names"]:
-        raise CampaignError("Name who to whisper to, as in /w alice hello (several: /w alice,bob ...).")
-    return re.split(r"\s*,\s*", match["names"]), match["rest"]
-
-
-def whisper_recipients(*, campaign: Campaign, author, names, seated=None) -> list:
-    """The users seated at the table whom ``names`` name (usernames in any case), the author left out.
-
-    Raises CampaignError naming every name that is nobody at this table: the same words for a name no
-    account has and for someone else's player, so a whisper never tells who has an account. A name
-    two seated users share but for case must be written as one of them spells it. ``seated``: the
-    table's users (selectors.table_users) when the caller has them already.
-    """
-    seated = selectors.table_users(campaign) if seated is None else seated
-    found, unknown = {}, []
-    for name in names:
-        exact = [user for user in seated if user.username == name]
-        matching = exact or [user for user in seated if user.username.casefold() == name.casefold()]
-        if not matching:
-            unknown.append(name)
-        elif len(matching) > 1:
-            spellings = " or ".join(sorted(user.username for user in matching))
-            raise CampaignError(f"“{name}” could be {spellings}: write the name as it is spelled.")
-        else:
-            found[matching[0].pk] = matching[0]
-    if unknown:
-        listed = " or ".join(f"“{name}”" for name in unknown)
-        raise CampaignError(f"Nobody called {listed} sits at this table.")
-    found.pop(author.pk, None)
-    if not found:
-        raise CampaignError("Name someone besides yourself to whisper to.")
-    return by_username(found.values())
-
 
 def whisper_visibility(visibility: str, recipients) -> str:
     """What a line with these recipients is: a whisper, or as chosen when it names nobody."""
@@ -335,8 +240,8 @@ def table_roll_create(
 ) -> tuple[FeedEntry, bool]:
     """Roll a line from the dice box on the server and put it in the feed; returns (entry, created).
 
-    With ``recipients`` (seated users, checked by the caller: the dice box form reads its "/w" and its
-    names ticked with :func:`whisper_split` and :func:`whisper_recipients`) the roll is a whisper.
+    With ``recipients`` (seated users, checked by the caller: the dice box form reads its "/w" with
+    commands.read, or its names ticked) the roll is a whisper.
 
     Raises rules.notation.NotationError (with the position at fault) for notation it cannot read or
     whose exact chance is out of reach, RateLimited when the author rolls too fast; nothing is saved
@@ -367,23 +272,47 @@ def table_roll_create(
 
 
 def chat_line_create(
-    *, campaign: Campaign, author, text: str, idempotency_key: str | None = None, roller=None
+    *,
+    campaign: Campaign,
+    author,
+    text: str,
+    idempotency_key: str | None = None,
+    roller=None,
+    character=None,
 ) -> tuple[FeedEntry, bool]:
-    """Put a short chat line in the feed, seen by the whole table; returns (entry, created).
+    """Put a line typed in the chat box in the feed, seen by the whole table; returns (entry, created).
 
-    ``[[1d20+5]]`` inside the line is rolled on the server (see :func:`_chat_with_rolls`). A line
-    starting ``/w alice,bob`` is a whisper: only they, the author and the GM see it, its rolls too.
+    The line is read by commands.read: ``/w alice,bob`` makes a whisper (only they, the author and
+    the GM see it, its rolls too), ``/em`` or ``/me`` an emote, and a roll command (``/r 1d20``,
+    ``/gr``...) rolls as the dice box would. ``[[1d20+5]]`` inside the line is rolled on the server
+    (see :func:`_chat_with_rolls`). ``character``: who an emote from the dice box is made as.
     """
     text = " ".join(str(text).split())  # one line: newlines and runs of spaces collapse
     if not text:
         raise CampaignError("Write something to say.")
     if len(text) > CHAT_MAX_LENGTH:
         raise CampaignError(f"Keep chat lines to {CHAT_MAX_LENGTH} characters (this one has {len(text)}).")
-    names, text = whisper_split(text)
-    recipients = () if names is None else whisper_recipients(campaign=campaign, author=author, names=names)
-    if names is not None and not text:
-        raise CampaignError("Write something to whisper after the names.")
-    visibility = WHISPER if recipients else Visibility.PUBLIC
+    try:
+        command = commands.read(text, plain=commands.SAY, campaign=campaign, author=author)
+    except commands.CommandError as error:
+        raise CampaignError(str(error)) from error
+    visibility = command.visibility or Visibility.PUBLIC
+    if command.action == commands.ROLL:  # "/r 1d20" typed in the chat box: a roll, as in Roll20
+        try:
+            return table_roll_create(
+                campaign=campaign,
+                author=author,
+                notation_text=command.body,
+                visibility=visibility,
+                character=character,
+                idempotency_key=idempotency_key,
+                roller=roller,
+                recipients=command.recipients,
+            )
+        except notation.NotationError as error:
+            raise CampaignError(str(error)) from error
+    text, recipients = command.body, command.recipients
+    request = {"source": "chat", **({"emote": True} if command.action == commands.EMOTE else {})}
     inline = INLINE_ROLL.findall(text)
     if inline:
         return _chat_with_rolls(
@@ -395,6 +324,8 @@ def chat_line_create(
             roller=roller,
             visibility=visibility,
             recipients=recipients,
+            request=request,
+            character=character,
         )
     _rate_limit_unless_repeat(user=author, action="chat", campaign=campaign, idempotency_key=idempotency_key)
     return feed_entry_create(
@@ -402,7 +333,8 @@ def chat_line_create(
         author=author,
         kind=FeedEntry.Kind.CHAT,
         label=text,
-        request={"source": "chat"},
+        character=character,
+        request=request,
         idempotency_key=idempotency_key,
         visibility=visibility,
         recipients=recipients,
@@ -420,7 +352,7 @@ class _AlreadySaved(Exception):  # noqa: N818 (control flow, never shown)
 
 
 def _chat_with_rolls(
-    *, campaign, author, text, lines, idempotency_key, roller, visibility, recipients
+    *, campaign, author, text, lines, idempotency_key, roller, visibility, recipients, request, character
 ) -> tuple[FeedEntry, bool]:
     """A chat line with inline rolls: each roll its own feed entry, then the line, at once.
 
@@ -461,6 +393,7 @@ def _chat_with_rolls(
                     campaign=campaign,
                     author=author,
                     label=notation.to_notation(tree, with_comment=False),
+                    character=character,
                     request={"source": "chat", "notation": line},
                     result=result,
                     summary=notation.render_text(rolled),
@@ -482,7 +415,8 @@ def _chat_with_rolls(
                 author=author,
                 kind=FeedEntry.Kind.CHAT,
                 label=text,
-                request={"source": "chat", "inline": inline},
+                character=character,
+                request={**request, "inline": inline},
                 idempotency_key=idempotency_key,
                 visibility=visibility,
                 recipients=recipients,

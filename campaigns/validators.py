@@ -83,3 +83,27 @@ def validate_feed_result(value: Any) -> None:
         raise ValidationError(
             f"The roll's changes must be lines of text of at most {MAX_CHANGE_CHARS} characters."
         )
+    if "pending" in value:
+        _check_pending(value["pending"])
+
+
+def _check_pending(pending: Any) -> None:
+    """A hidden roll's sheet changes, kept for applying later (the shape in rendering.py, PENDING)."""
+    if (
+        not isinstance(pending, dict)
+        or set(pending) != {"before", "after", "lines"}
+        or not isinstance(pending["before"], dict)
+        or not pending["before"]
+        or not isinstance(pending["after"], dict)
+        or set(pending["after"]) != set(pending["before"])
+    ):
+        raise ValidationError(
+            "The roll's pending changes must give the same values before and after, and nothing else."
+        )
+    lines = pending["lines"]
+    if not isinstance(lines, list) or not all(
+        isinstance(line, str) and len(line) <= MAX_CHANGE_CHARS for line in lines
+    ):
+        raise ValidationError(
+            f"The roll's pending changes must be lines of text of at most {MAX_CHANGE_CHARS} characters."
+        )

@@ -1,6 +1,7 @@
 import uuid
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
@@ -14,7 +15,7 @@ from rules import notation
 from rules.dice import RulesError
 from rules.notation import NotationError
 
-from . import chain, cursors, hooks, lan, rendering, selectors, services, systems
+from . import accounts, chain, commands, cursors, hooks, lan, limits, rendering, selectors, services, systems
 from .forms import CampaignForm
 from .models import WHISPER, Campaign, FeedEntry, Visibility
 
@@ -51,15 +52,19 @@ def campaign_detail(request, campaign_id: int):
         context["invite_urls"], context["invite_on_lan"] = invite_urls(
             request, reverse("campaign_join", args=[campaign.invite_token])
         )
+        context["serving_loopback"] = lan.is_loopback(settings.SERVE_HOST.strip("[]"))
+        context["serve_host"] = settings.SERVE_HOST
     return render(request, "campaigns/campaign_detail.html", context)
 
 
 def invite_urls(request, path: str) -> tuple[list[str], bool]:
     """The links players can open: a GM on this machine's own address (localhost) gets one per LAN address,
     since players' devices cannot reach a loopback address; anyone else gets the address they used.
-    The flag says the links were swapped for LAN ones."""
+    The flag says the links were swapped for LAN ones. A server listening on loopback only
+    (settings.SERVE_HOST) cannot be reached on the LAN at all: its own address is the only true link."""
     host, port = split_domain_port(request.get_host())
-    addresses = lan.lan_addresses() if lan.is_loopback(host.strip("[]")) else []
+    serving_loopback = lan.is_loopback(settings.SERVE_HOST.strip("[]"))
+    addresses = lan.lan_addresses() if lan.is_loopback(host.strip("[]")) and not serving_loopback else []
     if not addresses:
         return [request.build_absolute_uri(path)], False
     # The port the GM's browser used: the server listens on it on every interface `make run` binds.
@@ -135,8 +140,15 @@ def campaign_leave(request, campaign_id: int):
     return redirect("dashboard")
 
 
+@login_not_required
 def campaign_join(request, token: str):
     campaign = Campaign.objects.filter(invite_token=token).select_related("gm").first()
+    if not request.user.is_authenticated:
+        if campaign is None:
+            return render(request, "campaigns/join_invalid.html", status=404)
+        # Whichever way they sign up or log in from here, they are seated once the form is done.
+        accounts.remember_invite(request, token)
+        return render(request, "campaigns/join.html", {"campaign": campaign, "anonymous": True})
     if request.method == "POST":
         try:
             campaign, joined = services.campaign_join(user=request.user, token=token)
@@ -174,7 +186,7 @@ class DiceBoxForm(forms.Form):
         choices=[*Visibility.choices, (WHISPER, "Whisper (to those ticked)")],
         initial=Visibility.PUBLIC,
     )
-    # Whom a whisper is for: the others seated at the table (services.whisper_recipients reads "/w").
+    # Whom the box's own whisper is for: the others seated at the table ("/w" in a line: commands.read).
     whisper_to = forms.TypedMultipleChoiceField(
         label="Whisper to",
         coerce=int,
@@ -205,28 +217,39 @@ class DiceBoxForm(forms.Form):
         return self.subjects.get(self.cleaned_data["character"])
 
     def clean(self):
-        """Read a whisper, "/w alice 1d20" in the line or names ticked, each error on its own field.
+        """Read the line's command (campaigns/commands.py) and who sees the line, each error on its field.
 
-        ``notation`` keeps the line without its "/w" part; ``recipients`` holds the users named.
+        ``notation`` keeps the line's body (the dice, or an emote's words); ``action`` is what to do
+        with it. A command's visibility and names are this line's alone; ``chosen_visibility`` and
+        ``whisper_to`` stay the box's own choice, which a line without a command gets and the next
+        form keeps. ``recipients`` holds the users the line whispers to.
         """
         data = super().clean()
-        recipients = {pk: self.others[pk] for pk in data.get("whisper_to", [])}
-        if "notation" in data:
+        ticked = [self.others[pk] for pk in data.get("whisper_to", [])]
+        data["chosen_visibility"] = data.get("visibility")
+        data["recipients"] = []
+        if "notation" not in data:
+            return data
+        try:
+            command = commands.read(
+                data["notation"],
+                plain=commands.ROLL,
+                campaign=self.campaign,
+                author=self.author,
+                seated=self.seated,
+            )
+        except commands.CommandError as error:
+            self.add_error("notation", str(error))
+            return data
+        data["action"], data["notation"] = command.action, command.body
+        if command.visibility is not None:  # the command decides who sees this line, and only this one
+            data["visibility"], data["recipients"] = command.visibility, list(command.recipients)
+        elif "visibility" in data:
             try:
-                names, data["notation"] = services.whisper_split(data["notation"])
-                if names is not None:
-                    named = services.whisper_recipients(
-                        campaign=self.campaign, author=self.author, names=names, seated=self.seated
-                    )
-                    recipients.update((user.pk, user) for user in named)
-            except services.CampaignError as error:
-                self.add_error("notation", str(error))
-        if "visibility" in data and not self.has_error("notation"):
-            try:
-                data["visibility"] = services.whisper_visibility(data["visibility"], recipients)
+                data["visibility"] = services.whisper_visibility(data["visibility"], ticked)
             except services.CampaignError as error:
                 self.add_error("whisper_to", str(error))
-        data["recipients"] = list(recipients.values())
+            data["chosen_visibility"], data["recipients"] = data["visibility"], ticked
         return data
 
 
@@ -303,7 +326,7 @@ def _dice_box_response(request, campaign, form, *, status=200, notation_error=No
     return TemplateResponse(request, "campaigns/table.html", context, status=status)
 
 
-def _rate_limited(response, error: services.RateLimited):
+def _rate_limited(response, error: limits.RateLimited):
     response.status_code = 429
     response["Retry-After"] = str(error.retry_after)
     return response
@@ -318,22 +341,31 @@ def table_roll(request, campaign_id: int):
         return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
     data = form.cleaned_data
     try:
-        services.table_roll_create(
-            campaign=campaign,
-            author=request.user,
-            notation_text=data["notation"],
-            visibility=data["visibility"],
-            character=data.get("character"),
-            idempotency_key=data["idempotency_key"],
-            recipients=data["recipients"],
-        )
+        if data["action"] == commands.EMOTE:  # "/em draws her sword": a line of the feed, as its author
+            services.chat_line_create(
+                campaign=campaign,
+                author=request.user,
+                text=form.data["notation"],
+                character=data.get("character"),
+                idempotency_key=data["idempotency_key"],
+            )
+        else:
+            services.table_roll_create(
+                campaign=campaign,
+                author=request.user,
+                notation_text=data["notation"],
+                visibility=data["visibility"],
+                character=data.get("character"),
+                idempotency_key=data["idempotency_key"],
+                recipients=data["recipients"],
+            )
     except NotationError as error:
         # The message names the position; the template also draws a caret under the character.
         shown = _caret(error)
         return _dice_box_response(
             request, campaign, form, status=200 if request.htmx else 400, notation_error=shown
         )
-    except services.RateLimited as error:
+    except limits.RateLimited as error:
         # 429 on every path, htmx included (base.html's htmx-config swaps it so the message shows).
         form.add_error(None, str(error))
         return _rate_limited(_dice_box_response(request, campaign, form, status=429), error)
@@ -341,13 +373,14 @@ def table_roll(request, campaign_id: int):
         form.add_error(None, str(error))
         return _dice_box_response(request, campaign, form, status=200 if request.htmx else 400)
     if request.htmx:
-        # A fresh form (and key) for the next roll; the choice of visibility, whisper and character sticks.
+        # A fresh form (and key) for the next roll. The box's own choice of visibility, names ticked and
+        # character sticks; a command's ("/w alice", "/gr") was for its line only.
         fresh = _dice_form(request, campaign, subjects=list(form.subjects.values()), seated=form.seated)
         subject = data.get("character")
         fresh.initial.update(
-            visibility=data["visibility"],
+            visibility=data["chosen_visibility"],
             character=subject.pk if subject else None,
-            whisper_to=[user.pk for user in data["recipients"]],
+            whisper_to=data.get("whisper_to", []),
         )
         return _dice_box_response(request, campaign, fresh)
     return redirect("table", campaign.pk)
@@ -364,13 +397,17 @@ def table_odds(request, campaign_id: int):
     bound: a line too big to finish in it says so rather than guessing. Nothing is rolled or saved, so
     it needs no rate limit beyond the notation's own limits on the size of a line.
     """
-    campaign = selectors.campaign_for_member(request.user, campaign_id)
+    campaign, seated = selectors.table_for_member(request.user, campaign_id)
     text = str(request.GET.get("notation", ""))[: notation.MAX_LENGTH + 1]
-    try:
-        _, text = services.whisper_split(text)  # "/w alice 2d6": the odds of the 2d6
-    except services.CampaignError:
-        pass  # "/w" alone: the parser's own message says what is wrong with the line
-    context = {"campaign": campaign, **(_odds(campaign, text) if text.strip() else {})}
+    try:  # "/gr 2d6", "/w alice 2d6": the odds of the 2d6
+        command = commands.read(
+            text, plain=commands.ROLL, campaign=campaign, author=request.user, seated=seated
+        )
+    except commands.CommandError as error:
+        context = {"campaign": campaign, "notation_error": {"message": str(error)}}
+    else:
+        shown = command.action == commands.ROLL and command.body
+        context = {"campaign": campaign, **(_odds(campaign, command.body) if shown else {})}
     return TemplateResponse(request, "campaigns/_distribution.html", context)
 
 
@@ -418,10 +455,10 @@ def table_chat(request, campaign_id: int):
                 text=form.cleaned_data["text"],
                 idempotency_key=form.cleaned_data["idempotency_key"],
             )
-        except services.CampaignError as error:
+        except (services.CampaignError, limits.RateLimited) as error:
             form.add_error("text", str(error))
             status = 400
-            if isinstance(error, services.RateLimited):
+            if isinstance(error, limits.RateLimited):
                 limited = error
         else:
             if not request.htmx:

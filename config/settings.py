@@ -1,20 +1,22 @@
 """Settings for every environment, driven only by environment variables.
 
 With nothing set the app runs on SQLite and the in-memory channel layer, so a fresh clone works with
-no services. ``DATABASE_URL`` switches to PostgreSQL, ``REDIS_URL`` to channels-redis, and
-``DJANGO_DEBUG=0`` to production mode (secret key and allowed hosts must then come from the
-environment).
+no services. ``DATABASE_URL`` switches to PostgreSQL, ``REDIS_URL`` to channels-redis. Debug is off
+unless ``DJANGO_DEBUG=1`` (and then serves this machine only); the secret key is this installation's
+own (``DATA_DIR``), ``DJANGO_HTTPS=1`` for a deployment behind a TLS proxy.
 """
 
 import hashlib
 import os
+import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from campaigns.lan import lan_addresses
+from campaigns.lan import is_loopback, lan_addresses
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -26,27 +28,70 @@ def env_flag(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-DEBUG = env_flag("DJANGO_DEBUG", True)
+def installation_secret(folder: Path) -> str:
+    """This installation's secret key: made once into ``folder/secret_key`` (mode 0600), read after.
+
+    Feed cursors and every signature lean on it, so it is never in the repository. The file appears
+    whole or not at all (written aside, then linked into place), and two workers starting at once
+    agree: the second link fails and that worker reads the first one's key.
+    """
+    path = folder / "secret_key"
+    if not path.exists():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor, draft = tempfile.mkstemp(dir=folder, prefix=".secret_key-")  # created 0600
+        try:
+            with os.fdopen(descriptor, "w") as file:
+                file.write(secrets.token_urlsafe(50))
+                file.flush()
+                os.fsync(file.fileno())
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft)
+    key = path.read_text().strip()
+    if len(key) < 32:
+        raise ImproperlyConfigured(f"{path} holds no usable secret key: delete it to make a new one.")
+    return key
+
+
+# The address the server was told to listen on (`make run` passes HOST to every step), "" when unknown:
+# a loopback bind means the others in the room cannot reach it, and the invite link says so.
+SERVE_HOST = os.environ.get("HOST", "")
+
+# Where this installation keeps what must not be in the repository (its secret key).
+DATA_DIR = Path(os.environ.get("DJANGO_DATA_DIR") or BASE_DIR / "data")
+
+# Off unless asked for: a debug page shows a traceback and the settings to whoever meets an error.
+DEBUG = env_flag("DJANGO_DEBUG", False)
+
+# Set it where several machines serve one deployment (each would make a key of its own otherwise).
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or installation_secret(DATA_DIR)
 
 if DEBUG:
-    SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-never-use-in-production")
-    # Unset, the dev server also answers on this machine's LAN addresses: `make run` is a game for the room.
-    ALLOWED_HOSTS = [
-        h.strip()
-        for h in os.environ.get(
-            "DJANGO_ALLOWED_HOSTS", ",".join(["127.0.0.1", "localhost", "[::1]", *lan_addresses()])
-        ).split(",")
-        if h.strip()
-    ]
+    # The debug pages are for this machine's own browser: refuse a bind the room could reach (HOST, as
+    # `make run` passes it to every step), and answer no other address (DebugServesLoopbackOnly below,
+    # which also covers a server started by hand).
+    if not is_loopback(os.environ.get("HOST", "127.0.0.1")):
+        raise ImproperlyConfigured(
+            f"DJANGO_DEBUG=1 shows tracebacks and settings to whoever meets an error, so it serves this "
+            f"machine only: start it with HOST=127.0.0.1 (HOST is {os.environ['HOST']!r})."
+        )
+    default_hosts = ["127.0.0.1", "localhost", "[::1]"]
 else:
-    try:
-        SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
-        ALLOWED_HOSTS = [h.strip() for h in os.environ["DJANGO_ALLOWED_HOSTS"].split(",") if h.strip()]
-    except KeyError as missing:
-        raise ImproperlyConfigured(f"{missing.args[0]} must be set when DJANGO_DEBUG=0") from None
-    # A wildcard would make AllowedHostsOriginValidator accept websockets from any origin.
-    if "*" in ALLOWED_HOSTS:
-        raise ImproperlyConfigured("DJANGO_ALLOWED_HOSTS may not contain '*' in production")
+    # `make run` is a game for the room: unset, the app also answers on this machine's LAN addresses.
+    default_hosts = ["127.0.0.1", "localhost", "[::1]", *lan_addresses()]
+ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", ",".join(default_hosts)).split(",") if h.strip()
+]
+# A wildcard would make AllowedHostsOriginValidator accept websockets from any origin.
+if "*" in ALLOWED_HOSTS:
+    raise ImproperlyConfigured("DJANGO_ALLOWED_HOSTS may not contain '*'")
+
+# Served to the internet behind a TLS-terminating proxy (README, "Running at scale"): HTTPS-only cookies
+# and redirect, HSTS, and the hashed static files `collectstatic` wrote. Off, as `make run` serves the
+# room over plain HTTP from the static folders themselves.
+HTTPS = env_flag("DJANGO_HTTPS", False)
 
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -59,7 +104,6 @@ GAME_SYSTEMS = [
 ]
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -81,6 +125,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    *(["campaigns.middleware.DebugServesLoopbackOnly"] if DEBUG else []),
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -89,6 +134,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Django's LoginRequiredMiddleware, but an htmx request is sent to the login page as a full page.
     "campaigns.middleware.LoginRequiredMiddleware",
+    # Every request that rolls, works out odds, imports or writes spends its user's budget (limits.py).
+    "campaigns.middleware.RateLimitMiddleware",
     "campaigns.middleware.NoStoreForUsersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -159,6 +206,12 @@ def default_layer_prefix(database: dict) -> str:
 # Set it explicitly when the workers of one deployment reach the database under different addresses.
 CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX") or default_layer_prefix(DATABASES["default"])
 
+# TABLETOP_STOCK=1 serves with the framework as shipped: Django's own ASGI handler, channels' own
+# in-memory layer and consumer dispatch, plain ORM updates, no frozen start-up objects. The speed layer
+# (docs/architecture.md, "The speed layer") leans on framework internals; this is the way back when an
+# upgrade of Django or Channels changes them, and CI runs the suite once in this mode.
+TABLETOP_STOCK = os.environ.get("TABLETOP_STOCK") == "1"
+
 # How many worker processes serve this deployment: uvicorn and gunicorn both take WEB_CONCURRENCY as
 # their worker count, and campaigns.checks warns when several run on the in-memory layer.
 try:
@@ -193,6 +246,8 @@ if os.environ.get("REDIS_URL"):
             "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "prefix": CHANNEL_LAYER_PREFIX},
         }
     }
+elif TABLETOP_STOCK:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 else:
     # channels' in-memory layer with its housekeeping paced (campaigns/layers.py): one process only.
     CHANNEL_LAYERS = {"default": {"BACKEND": "campaigns.layers.TableChannelLayer"}}
@@ -245,21 +300,22 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if HTTPS
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
 
-# In development (and the test suite) WhiteNoise serves straight from the finders: no collectstatic.
-WHITENOISE_USE_FINDERS = DEBUG
+# Unless collected (HTTPS above), WhiteNoise serves straight from the finders: `make run` and the test
+# suite need no collectstatic.
+WHITENOISE_USE_FINDERS = not HTTPS
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
 
-if not DEBUG:
+if HTTPS:
     SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True

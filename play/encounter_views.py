@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from campaigns.forms import row_id
 from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
 from rules.dice import Roller, RulesError, system_random
@@ -64,28 +65,37 @@ def _encounter_context(request, campaign, encounter):
         "actor": actor,
         "can_reorder": is_gm and combat.order_settable(encounter, combatants),
         "move_directions": (("up", "↑"), ("down", "↓")),
-        "rows": [
-            {
-                "combatant": c,
-                "summary": combat.summary(c, for_gm=is_gm),
-                "out": combat.is_out(c),
-                "current": actor is not None and c.pk == actor.pk,
-            }
-            for c in combatants
-        ],
+        "rows": [_row(request.user, combat, encounter, c, actor) for c in combatants],
         # A waiting defence (the GM's page offers to resolve it without waiting): actions wait for it.
-        "defence": _defence_item(combat, encounter, combatants) if is_gm else None,
+        "defence": _defence_item(request.user, combat, encounter, combatants) if is_gm else None,
         # The actions only the GM's page draws: a player's come in their turn panel.
-        "actions": _action_items(combat, encounter, actor, combatants, by_gm=True)
+        "actions": _action_items(request.user, combat, encounter, actor, combatants, by_gm=True)
         if actor is not None and is_gm and services.pending_defence(encounter) is None
         else [],
         "npc_form": _styled(combat.npc_form_class(prefix="npc")),
         "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
         "npc_name_form": _styled(NpcNameForm(initial={"version": encounter.version})),
-        "addable": _addable(campaign, encounter) if encounter.status == Encounter.Status.SETUP else [],
+        # Before the start, or as reinforcements while the fight runs.
+        "addable": _addable(campaign, encounter) if encounter.status != Encounter.Status.ENDED else [],
+        # Sides with no one left standing: the GM's page says so and offers to end the fight.
+        "sides_out": [services.SIDE_NAMES[side] for side in services.sides_out(encounter, combatants)]
+        if is_gm
+        else [],
         # The action log (this encounter's feed entries, as this viewer may see them): a callable, so
         # only a page that shows it (the GM's encounter page) runs the query.
         "log": lambda: feed_tagged(request.user, campaign, request_key="encounter", value=encounter.pk),
+    }
+
+
+def _row(user, combat, encounter, combatant, actor) -> dict:
+    """One combatant in the order: its numbers (and initiative) only for a viewer who sees them."""
+    shown = services.numbers_shown(user, encounter, combatant)
+    return {
+        "combatant": combatant,
+        "summary": combat.summary(combatant, for_gm=shown),
+        "initiative": combatant.initiative if shown else None,
+        "out": combat.is_out(combatant),
+        "current": actor is not None and combatant.pk == actor.pk,
     }
 
 
@@ -186,10 +196,15 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     try:
         if verb == "add-character":
             form = _valid(AddCharacterForm(post, characters=_addable(campaign, encounter)), "the character")
-            _same_version(encounter, form)
-            services.combatant_add_character(encounter=encounter, character=form.cleaned_data["character"])
+            services.combatant_add_character(
+                encounter=encounter,
+                character=form.cleaned_data["character"],
+                version=form.cleaned_data["version"],
+                roller=roller,
+                author=request.user,
+            )
         elif verb == "add-npc":
-            return _add_npc(request, campaign, encounter)
+            return _add_npc(request, campaign, encounter, roller)
         elif verb == "start":
             form = _valid(VersionForm(post), "the start")
             services.encounter_start(
@@ -235,22 +250,28 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     return redirect(encounter)
 
 
-def _add_npc(request, campaign, encounter):
-    """Add a quick NPC; a refusal draws the page again with what was typed and each message on its field."""
+def _add_npc(request, campaign, encounter, roller):
+    """Add a quick NPC (before the start, or as a reinforcement); a refusal draws the page again with what
+    was typed and each message on its field."""
     data = request.POST.copy()
     name_form = NpcNameForm(data)
     npc_form = rules_for(campaign).npc_form_class(data, prefix="npc")
     if name_form.is_valid() & npc_form.is_valid():  # & rather than and: every field gets its message
         try:
-            _same_version(encounter, name_form)
             services.combatant_add_npc(
-                encounter=encounter, name=name_form.cleaned_data["name"], cleaned_data=npc_form.cleaned_data
+                encounter=encounter,
+                name=name_form.cleaned_data["name"],
+                cleaned_data=npc_form.cleaned_data,
+                version=name_form.cleaned_data["version"],
+                roller=roller,
+                author=request.user,
             )
         except EncounterError as refused:
             name_form.add_error(None, str(refused))
+            encounter.refresh_from_db()  # a refused join claimed the version in memory only
         else:
             return redirect(encounter)
-    if encounter.status != Encounter.Status.SETUP:  # the page has no NPC form to put the messages on now
+    if encounter.status == Encounter.Status.ENDED:  # the page has no NPC form to put the messages on now
         messages.error(request, refusal("the NPC", name_form, npc_form))
         return redirect(encounter)
     # Forms draw from their data: the page below shows the encounter as it is now, so its version goes out
@@ -274,12 +295,6 @@ def _marked(form: forms.Form) -> forms.Form:
     return form
 
 
-def _same_version(encounter, form: forms.Form) -> None:
-    """Adding leaves the version alone, but a page drawn before the fight moved on must look again first."""
-    if form.cleaned_data["version"] != encounter.version:
-        raise EncounterError("The encounter moved on since this page was loaded; look again and retry.")
-
-
 # ----- the actions of a turn, priced ----------------------------------------------------------------
 
 
@@ -301,9 +316,15 @@ def _chance(combat, encounter, actor, action, target, data):
         return None  # inputs the roll itself would refuse, with its message, when it is made
 
 
-def _action_items(combat, encounter, actor, combatants, *, by_gm: bool) -> list[dict]:
+def _priced(user, encounter, action, target) -> bool:
+    """Whether ``user`` sees the odds of ``action`` at ``target``: not when they would tell the numbers
+    of an NPC the user does not see (play.encounters.numbers_shown)."""
+    return action.own_odds or target is None or services.numbers_shown(user, encounter, target)
+
+
+def _action_items(user, combat, encounter, actor, combatants, *, by_gm: bool) -> list[dict]:
     """Each action open to ``actor`` with its form (a player's without the GM's inputs) and its odds
-    against its first target."""
+    against its first target (none where they would tell an NPC's numbers ``user`` does not see)."""
     items = []
     for action in services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
         form = None
@@ -313,7 +334,9 @@ def _action_items(combat, encounter, actor, combatants, *, by_gm: bool) -> list[
                 for name in action.gm_fields:
                     form.fields.pop(name, None)
         target = action.targets[0] if action.needs_target and action.targets else None
-        chance = _chance(combat, encounter, actor, action, target, None)
+        chance = None
+        if _priced(user, encounter, action, target):
+            chance = _chance(combat, encounter, actor, action, target, None)
         items.append({"action": action, "form": form, "percent": format_percent(chance)})
     return items
 
@@ -339,19 +362,21 @@ def _defence_percent(combat, encounter, attacker, defender, asked, data):
     return format_percent(chance)
 
 
-def _defence_item(combat, encounter, combatants) -> dict | None:
-    """The waiting defence as a page draws it: the prompt, its form, each option's odds; None if none."""
+def _defence_item(user, combat, encounter, combatants) -> dict | None:
+    """The waiting defence as a page draws it: the prompt, its form, each option's odds (none where they
+    would tell the numbers of an NPC attacker ``user`` does not see); None if none waits."""
     found = services.defence_of(encounter, combatants)
     if found is None:
         return None
     asked, attacker, defender = found
+    priced = asked.own_odds or services.numbers_shown(user, encounter, attacker)
     return {
         "asked": asked,
         "attacker": attacker,
         "defender": defender,
         "form": _styled(asked.form_class(prefix=DEFENCE_PREFIX)),
-        "percent": _defence_percent(combat, encounter, attacker, defender, asked, None),
-        "odds": [(label, format_percent(chance)) for label, chance in asked.odds],
+        "percent": _defence_percent(combat, encounter, attacker, defender, asked, None) if priced else "",
+        "odds": [(label, format_percent(chance)) for label, chance in asked.odds] if priced else [],
     }
 
 
@@ -369,7 +394,8 @@ def defence_odds(request, campaign_id: int, encounter_id: int):
                 status=403,
                 content_type="text/plain",
             )
-        percent = _defence_percent(rules_for(campaign), encounter, attacker, defender, asked, request.GET)
+        if asked.own_odds or services.numbers_shown(request.user, encounter, attacker):
+            percent = _defence_percent(rules_for(campaign), encounter, attacker, defender, asked, request.GET)
     return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
 
 
@@ -400,7 +426,8 @@ def encounter_odds(request, campaign_id: int, encounter_id: int):
                 data = request.GET
                 if action.form_class is not None and not by_gm:
                     data = with_initial(data, action.form_class, prefix=action.key, names=action.gm_fields)
-                percent = format_percent(_chance(combat, encounter, actor, action, target, data))
+                if _priced(request.user, encounter, action, target):
+                    percent = format_percent(_chance(combat, encounter, actor, action, target, data))
     return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
 
 
@@ -440,7 +467,7 @@ def _turn_context(request, campaign, character=None) -> dict | None:
     # A waiting defence holds the fight up: its defender's player gets the prompt, the rest are told.
     pending, defence = services.pending_defence(encounter), None
     if pending is not None and any(c.pk == pending["defender"] for c in mine):
-        defence = _defence_item(combat, encounter, combatants)
+        defence = _defence_item(user, combat, encounter, combatants)
     elif pending is not None:
         context["waiting_on"] = next((c for c in combatants if c.pk == pending["defender"]), None)
     my_turn = actor is not None and any(c.pk == actor.pk for c in mine) and pending is None
@@ -449,7 +476,7 @@ def _turn_context(request, campaign, character=None) -> dict | None:
         actor=actor,
         my_turn=my_turn,
         defence=defence,
-        actions=_action_items(combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
+        actions=_action_items(user, combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
         # The sheet has no feed beside it: the fight's latest lines, as this player may see them.
         latest=feed_tagged(user, campaign, request_key="encounter", value=encounter.pk, limit=3)
         if character is not None
@@ -500,7 +527,7 @@ def _turn_post(request, campaign_id: int, encounter_id: int, do):
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
     character = None
     if request.POST.get("character"):
-        character = sheet_selectors.character_for_viewer(request.user, _whole(request.POST["character"]))
+        character = sheet_selectors.character_for_viewer(request.user, row_id(request.POST["character"]))
         if character.campaign_id != campaign.pk:
             character = None
     error, status = "", 200
@@ -529,7 +556,3 @@ def turn_act(request, campaign_id: int, encounter_id: int):
 def turn_defend(request, campaign_id: int, encounter_id: int):
     """A player answers the attack waiting on their character (the GM may too): their defence."""
     return _turn_post(request, campaign_id, encounter_id, _defend)
-
-
-def _whole(text: str) -> int:
-    return int(text) if text.isdigit() and len(text) < 12 else 0

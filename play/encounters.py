@@ -1,4 +1,5 @@
-"""What changes an encounter: create, add combatants, start, act, next turn, end.
+"""What changes an encounter: create, add combatants (before the start or as reinforcements), start,
+act, next turn, end; and whether a side has no one left standing.
 
 Every GM action carries the encounter's version, so a double click or a second tab cannot act twice;
 every roll lands in the table feed; every change to a sheet goes through the sheet history. A player
@@ -16,9 +17,11 @@ from django.db.models import F
 
 from campaigns import realtime
 from campaigns.models import Visibility
+from campaigns.selectors import PLAYERS
 from campaigns.services import feed_entry_create
+from campaigns.systems import SHOW_NPC_NUMBERS
 from rules.dice import Roller, RulesError
-from sheets.combat import EncounterError, RollResult
+from sheets.combat import EncounterError, RollResult, Side, is_npc
 from sheets.registry import combat_for as rules_for
 
 from .forms import cleaned, with_initial
@@ -70,14 +73,20 @@ def _announce(encounter: Encounter) -> None:
 
 
 def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
+    # A line showing an NPC's numbers carries the players' words (sheets.combat.for_players); kept only
+    # while the campaign keeps NPC numbers the GM's, so the feed's variant rule shows them to players.
+    shown = encounter.campaign.option_on(SHOW_NPC_NUMBERS)
     for line in lines:
+        result = line.result()
+        if shown:
+            result.pop(PLAYERS, None)
         feed_entry_create(
             campaign=encounter.campaign,
             author=author,
             character=line.character,
             label=f"{encounter.name}: {line.label}",
             request={**line.request, "encounter": encounter.pk, "round": encounter.round},
-            result=line.result(),
+            result=result,
             summary=line.summary,
             chance=line.chance,
             visibility=Visibility.GM if line.secret else Visibility.PUBLIC,
@@ -100,7 +109,11 @@ def encounter_create(*, campaign, name: str) -> Encounter:
 
 
 @transaction.atomic
-def combatant_add_character(*, encounter: Encounter, character) -> Combatant:
+def combatant_add_character(
+    *, encounter: Encounter, character, version: int | None = None, roller: Roller | None = None, author=None
+) -> Combatant:
+    """Put a character at this table in the encounter: before the start, or as a reinforcement
+    (``_enter``)."""
     if character.campaign_id != encounter.campaign_id:
         raise EncounterError("Only characters at this table can join its encounters.")
     if encounter.combatants.filter(character=character).exists():
@@ -110,28 +123,107 @@ def combatant_add_character(*, encounter: Encounter, character) -> Combatant:
         character=character,
         name=character.name,
         side=Combatant.Side.GM if character.is_npc else Combatant.Side.PLAYERS,
-        position=encounter.combatants.count(),
     )
-    _checked(combatant)
-    combatant.save()
-    _announce(encounter)
-    return combatant
+    return _enter(encounter, combatant, version=version, roller=roller, author=author)
 
 
 @transaction.atomic
-def combatant_add_npc(*, encounter: Encounter, name: str, cleaned_data: dict[str, Any]) -> Combatant:
+def combatant_add_npc(
+    *,
+    encounter: Encounter,
+    name: str,
+    cleaned_data: dict[str, Any],
+    version: int | None = None,
+    roller: Roller | None = None,
+    author=None,
+) -> Combatant:
+    """Put a quick NPC (its form's ``cleaned_data``) in the encounter: before the start, or as a
+    reinforcement (``_enter``)."""
     stats = rules_for(encounter.campaign).npc_stats(cleaned_data)
     combatant = Combatant(
-        encounter=encounter,
-        name=name.strip()[:80] or "NPC",
-        side=Combatant.Side.GM,
-        stats=stats,
-        position=encounter.combatants.count(),
+        encounter=encounter, name=name.strip()[:80] or "NPC", side=Combatant.Side.GM, stats=stats
     )
+    return _enter(encounter, combatant, version=version, roller=roller, author=author)
+
+
+def _enter(encounter: Encounter, combatant: Combatant, *, version, roller, author) -> Combatant:
+    """Save a newcomer. Before the start it takes the next place in the line-up and the version stays
+    (the start rolls the order); in a running fight it is a reinforcement: an action like any other
+    (``version`` claimed, ``roller`` and ``author`` for the system's placing and its feed lines), placed
+    in the order by the system's ``join`` while whoever acts now keeps the turn."""
+    if encounter.status == Encounter.Status.ENDED:
+        raise EncounterError("This encounter is over; nobody can join it now.")
+    if encounter.status == Encounter.Status.SETUP:
+        if version is not None and version != encounter.version:  # a page drawn before the fight started
+            raise EncounterError("The encounter moved on since this page was loaded; look again and retry.")
+        combatant.position = encounter.combatants.count()
+        _checked(combatant)
+        combatant.save()
+        _announce(encounter)
+        return combatant
+    _claim(encounter, version)
+    combatants = combatants_of(encounter)
+    waiting = _waiting(encounter, combatants)
+    if waiting:
+        raise EncounterError(waiting)
+    combat = rules_for(encounter.campaign)
+    said = _said_out(encounter)
+    acting = current_actor(encounter, combatants)
+    combatant.position = len(combatants)
     _checked(combatant)
     combatant.save()
+    combatants.append(combatant)
+    try:
+        lines = combat.join(encounter, combatant, combatants, roller)
+    except RulesError as error:
+        raise EncounterError(str(error)) from None
+    combatants.sort(key=lambda c: (c.position, c.pk))
+    now = current_actor(encounter, combatants)
+    if acting is not None and (now is None or now.pk != acting.pk):
+        raise EncounterError(f"{combatant.name} cannot join now: it would take {acting.name}'s turn away.")
+    lines += _side_out_lines(encounter, combatants, said)
+    _save(encounter, combatants)
+    _log(encounter, lines, author=author)
     _announce(encounter)
     return combatant
+
+
+# Where ``Encounter.state`` keeps the sides the feed has said have no one left standing.
+SIDE_OUT = "sides_out"
+
+# Who a side is in the feed's words.
+SIDE_NAMES = {Side.PLAYERS: "the players' side", Side.GM: "the GM's side"}
+
+
+def sides_out(encounter: Encounter, combatants: list[Combatant]) -> list[Side]:
+    """The sides of a running fight with no one left standing: each of their combatants is out."""
+    if encounter.status != Encounter.Status.RUNNING:
+        return []
+    combat = rules_for(encounter.campaign)
+    return [side for side in Side if not any(c.side == side and not combat.is_out(c) for c in combatants)]
+
+
+def _said_out(encounter: Encounter) -> list[str]:
+    """The sides the feed has already said are out, read before a system's rules touch the state (a new
+    round may start the state afresh)."""
+    return list((encounter.state or {}).get(SIDE_OUT, []))
+
+
+def _side_out_lines(encounter: Encounter, combatants: list[Combatant], said: list[str]) -> list[RollResult]:
+    """A feed line for each side out now that the feed has not ``said`` is out, so a fight's end is said
+    once (again only after a reinforcement stands the side up), however its last one fell (an action, a
+    turn's bleeding, a change to a sheet between turns). What was said is kept in the state."""
+    out = [side.value for side in sides_out(encounter, combatants)]
+    state = {k: v for k, v in encounter.state.items() if k != SIDE_OUT}
+    encounter.state = {**state, SIDE_OUT: out} if out else state
+    return [
+        RollResult(
+            label="No one left standing",
+            summary=f"Everyone on {SIDE_NAMES[Side(side)]} is out: the GM may end the encounter.",
+        )
+        for side in out
+        if side not in said
+    ]
 
 
 @transaction.atomic
@@ -168,6 +260,7 @@ def encounter_start(
         lines += _skip_out(encounter, combatants, author=author)
     else:
         lines += rules_for(encounter.campaign).begin_turn(encounter, first, author)
+    lines += _side_out_lines(encounter, combatants, [])
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
     _announce(encounter)
@@ -242,6 +335,14 @@ def may_act_for(user, encounter: Encounter, combatant: Combatant) -> bool:
     return combatant.character is not None and combatant.character.owner_id == user.pk
 
 
+def numbers_shown(user, encounter: Encounter, combatant: Combatant) -> bool:
+    """Whether ``user`` sees ``combatant``'s numbers in the panels, and odds that would give them away
+    (an attack on it, a defence against it): the GM always; everyone for a player's character, and
+    for an NPC when the campaign shows NPC numbers (campaigns.systems.SHOW_NPC_NUMBERS)."""
+    campaign = encounter.campaign
+    return campaign.is_gm(user) or not is_npc(combatant) or campaign.option_on(SHOW_NPC_NUMBERS)
+
+
 def running_encounter(campaign) -> Encounter | None:
     """The fight going on now (the newest, should the GM run two)."""
     return campaign.encounters.filter(status=Encounter.Status.RUNNING).first()
@@ -266,6 +367,7 @@ def encounter_act(
     inputs rather than asking the target's player."""
     _claim(encounter, version)
     combatants = combatants_of(encounter)
+    said = _said_out(encounter)
     actor = current_actor(encounter, combatants)
     by_gm = encounter.campaign.is_gm(author)
     waiting = _waiting(encounter, combatants)
@@ -288,6 +390,13 @@ def encounter_act(
             raise EncounterError("Pick a target for that action.")
     form_class = offered[action].form_class
     if form_class is not None and not by_gm:
+        # The GM's calls (a TN, the score an attack rolls) are not on a player's form: one posted anyway
+        # is refused, never silently taken or swapped.
+        blank = form_class(prefix=prefix)
+        sent = [name for name in offered[action].gm_fields if blank.add_prefix(name) in data]
+        if sent:
+            labels = [str(form_class.base_fields[name].label or name) for name in sent]
+            raise EncounterError(f"{', '.join(labels)}: the GM's call, not the player's; leave it to the GM.")
         data = with_initial(data, form_class, prefix=prefix, names=offered[action].gm_fields)
     options = (
         cleaned(form_class, data, prefix=prefix, what=f"the options of {offered[action].label}")
@@ -312,15 +421,17 @@ def encounter_act(
         _log(encounter, lines, author=author)
         _announce(encounter)
         return lines
-    return _after_action(encounter, combatants, actor, action, lines, author=author)
+    return _after_action(encounter, combatants, actor, action, lines, said, author=author)
 
 
-def _after_action(encounter, combatants, actor, action, lines, *, author) -> list[RollResult]:
-    """An action done in full: end the turn if it does, pass whoever is out, save, log, announce."""
+def _after_action(encounter, combatants, actor, action, lines, said, *, author) -> list[RollResult]:
+    """An action done in full: end the turn if it does, pass whoever is out, say if a side has no one
+    standing (``said``: the sides said before), save, log, announce."""
     combat = rules_for(encounter.campaign)
     if combat.turn_over(encounter, actor, action):
         lines += _advance(encounter, combatants, author=author)
     lines += _skip_out(encounter, combatants, author=author)
+    lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
     _announce(encounter)
@@ -361,6 +472,7 @@ def encounter_defend(
     read under ``prefix``) fills the system's defence form, and the attack resolves with it."""
     _claim(encounter, version)
     combatants = combatants_of(encounter)
+    said = _said_out(encounter)
     pending, attacker, defender = _defence_parts(encounter, combatants)
     if defender.pk != defender_id:
         raise EncounterError("That defence is no longer waiting; look again.")
@@ -374,7 +486,7 @@ def encounter_defend(
     except RulesError as error:
         raise EncounterError(str(error)) from None
     encounter.state = {k: v for k, v in encounter.state.items() if k != DEFENCE}
-    return _after_action(encounter, combatants, attacker, pending["action"], lines, author=author)
+    return _after_action(encounter, combatants, attacker, pending["action"], lines, said, author=author)
 
 
 @transaction.atomic
@@ -386,8 +498,10 @@ def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encoun
     held = _waiting(encounter, combatants) or rules_for(encounter.campaign).hold(encounter, combatants)
     if held:
         raise EncounterError(held)
+    said = _said_out(encounter)
     lines = _advance(encounter, combatants, author=author)
     lines += _skip_out(encounter, combatants, author=author)
+    lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
     _announce(encounter)

@@ -38,11 +38,11 @@ def cleaned(form_class: type[forms.Form], data: Any, *, prefix: str | None, what
     return form.cleaned_data
 
 
-def initial_data(form_class: type[forms.Form], *, prefix: str | None, names=None) -> dict[str, str]:
+def initial_data(form_class: type[forms.Form], *, prefix: str | None, names=None) -> dict[str, Any]:
     """What the form posts as first drawn (each field's initial value), for the fields ``names`` (None:
-    all): an unticked checkbox posts nothing."""
+    all): an unticked checkbox posts nothing, a list of choices each one picked (a list)."""
     form = form_class(prefix=prefix)
-    data = {}
+    data: dict[str, Any] = {}
     for name, field in form.fields.items():
         if names is not None and name not in names:
             continue
@@ -50,9 +50,21 @@ def initial_data(form_class: type[forms.Form], *, prefix: str | None, names=None
         if isinstance(field.widget, forms.CheckboxInput):
             if value:
                 data[form.add_prefix(name)] = "on"
+        elif isinstance(field, forms.MultipleChoiceField):
+            data[form.add_prefix(name)] = [str(v) for v in value or ()]
         else:
+            if value is None and isinstance(field.widget, forms.Select):
+                value = _first_option(field)  # a drop-down with none selected shows, and posts, its first
             data[form.add_prefix(name)] = "" if value is None else str(value)
     return data
+
+
+def _first_option(field: forms.Field):
+    for value, label in getattr(field, "choices", ()):
+        if isinstance(label, list | tuple):  # a group of options
+            return label[0][0] if label else None
+        return value
+    return None
 
 
 def with_initial(data: Any, form_class: type[forms.Form], *, prefix: str | None, names) -> Any:
@@ -62,7 +74,10 @@ def with_initial(data: Any, form_class: type[forms.Form], *, prefix: str | None,
     for name in names:
         kept.pop(form.add_prefix(name), None)
     for key, value in initial_data(form_class, prefix=prefix, names=names).items():
-        kept[key] = value
+        if isinstance(value, list) and hasattr(kept, "setlist"):  # a QueryDict holds each value of a list
+            kept.setlist(key, value)
+        else:
+            kept[key] = value
     return kept
 
 

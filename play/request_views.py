@@ -33,7 +33,12 @@ class RequestForm(forms.Form):
     roll_key = forms.ChoiceField(label="What to roll", required=False)
     # Not "Only me": a request is the GM asking for the answer, which "Only me" would hide from the GM.
     visibility = forms.ChoiceField(
-        choices=[(value, label) for value, label in Visibility.choices if value != Visibility.SELF],
+        # Worded for the GM who asks; the stored labels speak as the one who rolls ("I don't").
+        choices=[
+            (value, "Blind (you see it, the player does not)" if value == Visibility.BLIND else label)
+            for value, label in Visibility.choices
+            if value != Visibility.SELF
+        ],
         initial=Visibility.PUBLIC,
         label="Who sees it",
     )
@@ -46,13 +51,25 @@ class RequestForm(forms.Form):
         )
 
 
+class ResultForm(forms.Form):
+    """Whom a request's group result goes to. A hidden request's goes to everyone only with ``confirm``
+    naming its kind ("blind", "gm": the box the panel ticks); else to the GM alone."""
+
+    audience = forms.ChoiceField(choices=[("gm", "The GM"), ("everyone", "Everyone")], required=False)
+    confirm = forms.CharField(max_length=10, required=False)
+
+
 def _gm_panel_context(campaign, *, form=None, options_form=None, error=""):
     return {
         "campaign": campaign,
         "form": form or RequestForm(campaign=campaign),
         "options_form": options_form or system_for(campaign).options_form(character=None, data=None),
         "requests": [
-            {"request": asked, "tally": roll_requests.tally(asked)}
+            {
+                "request": asked,
+                "tally": roll_requests.tally(asked),
+                "hidden": roll_requests.HIDDEN_WORDS.get(asked.visibility, ""),
+            }
             for asked in roll_requests.requests_for_gm(campaign)
         ],
         "error": error,
@@ -65,10 +82,16 @@ def _gm_panel(request, campaign, *, form=None, options_form=None, error="", stat
 
 
 def table_requests_panel(request, *, campaign):
-    """The GM's roll-request panel on the table page; players get none."""
-    if not campaign.is_gm(request.user):
-        return ""
-    return render_to_string("play/_requests_gm.html", _gm_panel_context(campaign), request=request)
+    """The GM's roll-request panel on the table page; a player's own prompts there, one panel for each
+    of their characters, answered as on the sheet (a player who keeps the table open sees them too)."""
+    if campaign.is_gm(request.user):
+        return render_to_string("play/_requests_gm.html", _gm_panel_context(campaign), request=request)
+    characters = campaign.characters.filter(owner=request.user, is_npc=False).order_by("name", "pk")
+    template = "play/_requests_sheet.html"
+    return "".join(
+        render_to_string(template, {**_prompts(request, c), "on_table": True}, request=request)
+        for c in characters
+    )
 
 
 def requests_gm(request, campaign_id: int):
@@ -98,18 +121,28 @@ def requests_gm(request, campaign_id: int):
 
 @require_POST
 def request_result(request, campaign_id: int, request_id: int):
-    """The GM sends a request's group result to the table: one public feed entry, however many clicks."""
+    """The GM sends a request's group result: one feed entry, however many clicks. A hidden request's
+    goes to the GM alone, or to everyone when the post carries the confirmation naming it."""
     campaign = campaign_for_gm(request.user, campaign_id)
     asked = get_object_or_404(RollRequest, pk=request_id, campaign=campaign)
+    form = ResultForm(request.POST)
+    chosen = form.cleaned_data if form.is_valid() else {}
+    to_everyone = chosen.get("audience") == "everyone"
     try:
-        roll_requests.roll_request_send_result(request=asked, gm=request.user)
+        if to_everyone and roll_requests.is_hidden(asked) and chosen.get("confirm") != asked.visibility:
+            word = roll_requests.HIDDEN_WORDS[asked.visibility]
+            raise roll_requests.RequestError(
+                f"Tick “Everyone at the table reads each {word} result” to send the {word} results to "
+                "everyone; nothing was sent."
+            )
+        roll_requests.roll_request_send_result(request=asked, gm=request.user, to_everyone=to_everyone)
     except roll_requests.RequestError as refused:
         if not request.htmx:
             messages.error(request, str(refused))
             return redirect("table", campaign.pk)
         return _gm_panel(request, campaign, error=str(refused), status=422)
     if not request.htmx:
-        messages.success(request, "The group result is in the table's feed.")
+        messages.success(request, "The group result is in the feed.")
         return redirect("table", campaign.pk)
     return _gm_panel(request, campaign)
 

@@ -97,8 +97,7 @@ def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, 
     target.entry = entry
     target.save(update_fields=["entry"])
     # A hidden request's answer concerns only the GM's panel: other pages do not even hear that it came.
-    hidden = request.visibility != Visibility.PUBLIC
-    realtime.panel_changed(campaign_id=character.campaign_id, panel="requests", gm_only=hidden)
+    realtime.panel_changed(campaign_id=character.campaign_id, panel="requests", gm_only=is_hidden(request))
     return entry
 
 
@@ -149,15 +148,27 @@ def tally(request: RollRequest) -> Tally:
     return Tally(tuple(answers), succeeded, failed)
 
 
+def is_hidden(request: RollRequest) -> bool:
+    """Whether the request's answers were hidden from the table (blind or GM only)."""
+    return request.visibility != Visibility.PUBLIC
+
+
+#: How a hidden request's answers are named where the GM confirms sending them to everyone.
+HIDDEN_WORDS = {Visibility.BLIND: "blind", Visibility.GM: "GM-only"}
+
+
 def _result_key(request: RollRequest) -> str:
     return f"roll-request-{request.pk}-result"
 
 
 @transaction.atomic
-def roll_request_send_result(*, request: RollRequest, gm) -> FeedEntry:
-    """Post the request's group result to the table (public) and close it; a second call posts nothing.
+def roll_request_send_result(*, request: RollRequest, gm, to_everyone: bool = False) -> FeedEntry:
+    """Post the request's group result to the feed and close it; a second call posts nothing.
 
-    Closing it takes the prompt off the sheets of those who did not answer: the GM has moved on.
+    A public request's result is public. A hidden one's (blind, GM only) names every answer the
+    players did not see, so it is the GM's alone unless ``to_everyone``: the GM's explicit confirmation
+    (play.request_views.request_result asks for it by name). Closing it takes the prompt off the sheets
+    of those who did not answer: the GM has moved on.
     """
     request = (
         RollRequest.objects.select_for_update()
@@ -187,7 +198,7 @@ def roll_request_send_result(*, request: RollRequest, gm) -> FeedEntry:
             "failed": counted.failed,
         },
         summary=text if len(text) <= 300 else text[:299] + "…",
-        visibility=Visibility.PUBLIC,
+        visibility=Visibility.PUBLIC if to_everyone or not is_hidden(request) else Visibility.GM,
         idempotency_key=_result_key(request),
     )
     RollRequest.objects.filter(pk=request.pk).update(open=False)

@@ -16,9 +16,12 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
-from campaigns import hooks
+from campaigns import hooks, systems
+from campaigns.limits import RateLimited
+from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_member, entry_variant_for
-from campaigns.services import CampaignError, RateLimited
+from campaigns.services import CampaignError, notation_chance
+from rules import notation
 from rules.dice import Roller, RulesError, system_random
 from rules.notation import NotationError
 from sheets.recent import recent_rolls
@@ -48,7 +51,7 @@ def _context(request, *, campaign, character=None, form=None, notice="", error="
     return {
         "campaign": campaign,
         "character": character,
-        "groups": _groups(rolls, on_sheet=character is not None),
+        "groups": _groups(rolls, on_sheet=character is not None, campaign=campaign),
         "form": form,
         "caret": caret or form.notation_caret(),
         "notice": notice,
@@ -56,17 +59,26 @@ def _context(request, *, campaign, character=None, form=None, notice="", error="
     }
 
 
-def _groups(rolls, *, on_sheet: bool) -> list[dict]:
+def _groups(rolls, *, on_sheet: bool, campaign) -> list[dict]:
     """The buttons under a heading each: on the table page, "For myself" and then each character.
 
-    Each button has a one-time key of its own: a double click rolls once, two buttons never share one.
+    Each button has a one-time key of its own: a double click rolls once, two buttons never share one,
+    and the chance of its line as the dice box prices it (blank for a line with no target).
     """
+    dice_options = systems.get(campaign.system).dice_box_options(campaign.options)
+
+    def percent(line: str) -> str:
+        try:
+            return format_percent(notation_chance(notation.parse(line), line, **dice_options))
+        except NotationError:  # saved before a table option changed what the box can price
+            return ""
+
     groups: list[dict] = []
     for roll in rolls:
         label = "" if on_sheet else (roll.character.name if roll.character else "For myself")
         if not groups or groups[-1]["label"] != label or groups[-1]["character_id"] != roll.character_id:
             groups.append({"label": label, "character_id": roll.character_id, "buttons": []})
-        groups[-1]["buttons"].append({"roll": roll, "key": uuid.uuid4().hex})
+        groups[-1]["buttons"].append({"roll": roll, "key": uuid.uuid4().hex, "percent": percent(roll.line)})
     return groups
 
 

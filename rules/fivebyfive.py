@@ -523,11 +523,6 @@ def minutes_to_death(hp: int) -> int | None:
     return sum(10 + h for h in range(hp, DEAD_AT, -1))
 
 
-def hp_after_bleeding(hp: int, minutes: int) -> int:
-    """HP of an untended character after ``minutes``: only the dying lose HP, down to -10."""
-    return bleed(hp, minutes)[0]
-
-
 def bleed(hp: int, minutes: int) -> tuple[int, int]:
     """(HP, minutes already run toward the next loss) after ``minutes`` untended.
 
@@ -636,6 +631,55 @@ class AttackRoll:
         return self.hit.token_held and not spent_on_damage
 
 
+def roll_to_hit(
+    roller: Roller,
+    attack: int,
+    *,
+    steps: int = 0,
+    attack_token: bool = False,
+    damage_token: bool = False,
+    holding_token: bool = False,
+) -> TaskRoll:
+    """An attack's to-hit check. A token kept for the damage (``damage_token``) is still held through it,
+    so doubles earn nothing new; one token pays for one roll, the hit or the damage."""
+    if attack_token and damage_token:
+        raise RulesError("One doubles token pays for one roll: spend it on the hit or on the damage.")
+    return roll_task(
+        roller, attack, steps=steps, doubles_token=attack_token, holding_token=holding_token or damage_token
+    )
+
+
+@dataclass(frozen=True)
+class AfterHit:
+    """What follows a hit: the target's dodge if it had one, and the damage unless it dodged."""
+
+    dodge: TaskRoll | None
+    damage: DamageRoll | None
+
+
+def roll_after_hit(
+    roller: Roller,
+    *,
+    db: int,
+    av: int = 0,
+    dodge: int | None = None,
+    dodge_steps: int = 0,
+    dodge_token: bool = False,
+    damage_token: bool = False,
+    dodge_holding_token: bool = False,
+) -> AfterHit:
+    """The hit target's dodge (``dodge`` None: none left), then the damage unless the dodge succeeds."""
+    _check_db_av(db, av)
+    dodged = None
+    if dodge is not None:
+        dodged = roll_task(
+            roller, dodge, steps=dodge_steps, doubles_token=dodge_token, holding_token=dodge_holding_token
+        )
+        if dodged.success:
+            return AfterHit(dodged, None)
+    return AfterHit(dodged, roll_damage(roller, db=db, av=av, doubles_token=damage_token))
+
+
 def roll_attack(
     roller: Roller,
     *,
@@ -654,28 +698,34 @@ def roll_attack(
     """Roll to hit, let the target dodge (``dodge`` None: no dodge left), then roll damage on a hit.
 
     ``holding_token``/``dodge_holding_token`` say the attacker/target already holds a token it does
-    not spend, so doubles earn nothing new and the token is still held afterwards.
+    not spend, so doubles earn nothing new and the token is still held afterwards. An encounter rolls
+    the two halves apart (``roll_to_hit``, ``roll_after_hit``): a hit player character's player
+    declares the dodge in between.
     """
     if attack_token and damage_token:
         raise RulesError("One doubles token pays for one roll: spend it on the hit or on the damage.")
     _check_db_av(db, av)
-    hit = roll_task(
+    hit = roll_to_hit(
         roller,
         attack,
         steps=attack_steps,
-        doubles_token=attack_token,
-        holding_token=holding_token or damage_token,
+        attack_token=attack_token,
+        damage_token=damage_token,
+        holding_token=holding_token,
     )
     if not hit.success:
         return AttackRoll(hit, None, None)
-    dodged = None
-    if dodge is not None:
-        dodged = roll_task(
-            roller, dodge, steps=dodge_steps, doubles_token=dodge_token, holding_token=dodge_holding_token
-        )
-        if dodged.success:
-            return AttackRoll(hit, dodged, None)
-    return AttackRoll(hit, dodged, roll_damage(roller, db=db, av=av, doubles_token=damage_token))
+    after = roll_after_hit(
+        roller,
+        db=db,
+        av=av,
+        dodge=dodge,
+        dodge_steps=dodge_steps,
+        dodge_token=dodge_token,
+        damage_token=damage_token,
+        dodge_holding_token=dodge_holding_token,
+    )
+    return AttackRoll(hit, after.dodge, after.damage)
 
 
 # --------------------------------------------------------------------------- equipment tables

@@ -5,6 +5,11 @@ Every roll is a pure function of the faces rolled (``check``, ``opposed``, ``tea
 and call them. Exact odds come back as :class:`fractions.Fraction`. The creation rules
 (point-buy tiers, the trait list, the sample characters) are module-level data, and
 :func:`validate_character` checks a build for the character builder.
+
+Over 500 lines on purpose: this is the whole Triad engine, one namespace its callers read as
+``rules.triad.X``, in sections (tasks, opposed and team rolls, initiative, damage, what an attack does
+instead of damage, characters in play, NPCs, and the seed's data: traits, tiers, samples); about a third
+of it is the seed's lists, which belong beside the rules that read them.
 """
 
 from __future__ import annotations
@@ -748,6 +753,42 @@ def move_feet(*, moves: int = 1, trait: str | None = None, restrained: bool = Fa
     if factor is None:
         raise TriadError(f"{trait!r} does not change movement.", field="trait")
     return moves * MOVE_FEET * factor
+
+
+# ---------------------------------------------------------------------------
+# Instead of damage: grapple, disarm, trip, stun
+# ---------------------------------------------------------------------------
+
+#: What an attack may declare instead of damage (l.125, and l.191's Stunning Strikes).
+GRAPPLE = "grapple"
+DISARM = "disarm"
+TRIP = "trip"
+STUN = "stun"
+#: The condition each leaves on a target it hits.
+ALTERNATIVES = {GRAPPLE: "grappled", DISARM: "disarmed", TRIP: "prone", STUN: "stunned"}
+#: What a disarmed fighter hits with: punches and kicks.
+UNARMED = "light"
+
+
+def alternative(outcome: Outcome | str, intent: str, *, counter: int = 0,
+                attacker_armor: int = 0) -> tuple[str | None, int]:
+    """An attack declared for ``intent`` instead of damage: (the condition it leaves on the target, or
+    None on a miss; the points the attacker takes back). It hits and misses as a damaging attack does
+    (a mixed result does both), but deals no damage, so nothing is doubled on a critical."""
+    if intent not in ALTERNATIVES:
+        raise TriadError(f"{intent!r} is not something an attack can do instead of damage.",
+                         field="intent")
+    done = attack(outcome, weapon=0, counter=counter, attacker_armor=attacker_armor)
+    hit = done.outcome in (CRITICAL, SUCCESS, MIXED)
+    return (ALTERNATIVES[intent] if hit else None), done.to_attacker
+
+
+def weapon_in_hand(tier: str, *, disarmed: bool = False) -> int:
+    """The damage a fighter's blows deal: its weapon's, or a disarmed fighter's fists (Light); no weapon
+    at all (``""``) deals none."""
+    if not tier:
+        return 0
+    return weapon_damage(UNARMED if disarmed else tier)
 
 
 # ---------------------------------------------------------------------------

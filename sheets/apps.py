@@ -11,5 +11,6 @@ class SheetsConfig(AppConfig):
         from . import recent, selectors, views  # they need the models, which exist only once apps are ready
 
         hooks.register_roll_subjects(selectors.roll_subjects)
+        hooks.register_table_characters(selectors.player_characters)
         hooks.register_panel(place=hooks.TABLE, name="party", render=views.party_panel, order=30)
         hooks.register_panel(place=hooks.SHEET, name="recent", render=recent.recent_rolls_panel, order=90)

@@ -8,6 +8,8 @@ a quick NPC.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -15,6 +17,7 @@ from typing import Any, ClassVar
 from django import forms
 from django.db import models
 
+from campaigns.selectors import PLAYERS
 from rules.dice import Roller
 from sheets.contract import RollResult  # an encounter's feed lines are sheet rolls' kind, re-exported
 
@@ -24,6 +27,25 @@ class Side(models.TextChoices):
 
     PLAYERS = "players", "Players"
     GM = "gm", "GM"
+
+
+def is_npc(combatant) -> bool:
+    """Whether the combatant is on the GM's side (a quick NPC or an NPC's sheet): its numbers (HP,
+    defences, damage taken, the ranks it rolls) are the GM's unless the campaign shows them
+    (campaigns.systems.SHOW_NPC_NUMBERS)."""
+    return combatant.side == Side.GM
+
+
+def for_players(line: RollResult, summary: str = "", changes: Iterable[str] = ()) -> RollResult:
+    """``line``, which shows an NPC's numbers, with the words every seat but the GM's reads instead:
+    ``summary`` and ``changes`` in plain terms ("Thug is wounded"); the line's outcome word is shown
+    beside them, its dice, total and odds are not.
+
+    Both texts are stored in the one feed entry; campaigns.selectors.entry_variant picks which a viewer
+    gets, and play.encounters drops the players' words when the campaign shows NPC numbers.
+    """
+    words = {"summary": summary, "changes": list(changes)}
+    return dataclasses.replace(line, extra={**line.extra, PLAYERS: words})
 
 
 class EncounterError(Exception):
@@ -49,6 +71,9 @@ class Action:
     # character, the action waits for that player (``CombatRules.open_defence`` then ``defend``) unless
     # the GM resolves it at once with the form's own defence inputs.
     defender_chooses: bool = False
+    # The odds of its roll hang on the actor alone, not on the target's numbers: a player sees them even
+    # against an NPC whose numbers are the GM's (else they would tell its defence, and are not shown).
+    own_odds: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +86,8 @@ class Defence:
     help: str = ""
     # Each main option with the exact chance the defence holds with it ("Dodge with Quick 4", 4/9).
     odds: tuple[tuple[str, Fraction], ...] = ()
+    # The odds hang on the defender alone, not on the attacker's numbers (as Action.own_odds).
+    own_odds: bool = False
 
 
 class CombatRules:
@@ -76,9 +103,41 @@ class CombatRules:
         """A quick NPC's numbers as stored on its Combatant."""
         raise NotImplementedError
 
+    def sample_npc(self) -> dict[str, Any]:
+        """The quick-NPC form data (``npc_form_class``, unprefixed) of a typical foe of the books: what
+        tests, benches and the combat contract suite (tests/campaigns/test_combat_contract.py) fight."""
+        raise NotImplementedError(
+            f"{type(self).__name__} ({self.key}) has no sample_npc(): write the quick-NPC form data of a "
+            "typical foe, so the combat contract suite can fight it."
+        )
+
     def start(self, encounter, combatants: list, roller: Roller) -> list[RollResult]:
         """Open round 1: find the turn order (set each combatant's initiative and position)."""
         raise NotImplementedError
+
+    def join(self, encounter, combatant, combatants: list, roller: Roller) -> list[RollResult]:
+        """A reinforcement joins the running fight: place ``combatant`` (saved, last in ``combatants``,
+        the turn order) as the book places a newcomer (rolled initiative, declaration order, ...). Set
+        positions (and initiative) and keep ``encounter.turn`` on whoever acts now (``place`` does both
+        for one turn per combatant); the service refuses a join that moves the turn. By default the
+        newcomer acts last."""
+        return [
+            RollResult(
+                label=f"{combatant.name} joins",
+                summary=f"{combatant.name} joins the fight, last in the order.",
+                character=combatant.character,
+            )
+        ]
+
+    def place(self, encounter, combatants: list, newcomer, index: int) -> None:
+        """Move ``newcomer`` (last in ``combatants``) to ``index`` of a one-turn-per-combatant order,
+        renumber the positions, and move the turn on with whoever acts now."""
+        combatants.remove(newcomer)
+        combatants.insert(index, newcomer)
+        for position, combatant in enumerate(combatants):
+            combatant.position = position
+        if index <= encounter.turn:
+            encounter.turn += 1
 
     def new_round(self, encounter, combatants: list) -> list[RollResult]:
         """Reset what lasts a round (dodges, actions); some systems re-declare or re-roll here."""
@@ -172,7 +231,8 @@ class CombatRules:
         raise NotImplementedError
 
     def summary(self, combatant, *, for_gm: bool) -> str:
-        """The key numbers shown beside the combatant (players see less of the GM's side)."""
+        """The key numbers shown beside the combatant. ``for_gm`` False (an NPC, as players see it while
+        NPC numbers are the GM's: play.encounter_views): its state in words ("wounded", "out"), no number."""
         raise NotImplementedError
 
     def is_out(self, combatant) -> bool:

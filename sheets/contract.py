@@ -20,6 +20,8 @@ from campaigns.rendering import OUTCOME_WORDS, format_percent
 from campaigns.systems import Option
 from rules.dice import Outcome, Roller, RulesError
 
+from .policy import Kind
+
 EXPORT_FORMAT = "tabletop-character"
 #: Version 2 carries the play state (``sheets/transfer.py``); version 1 files (the build alone) still import.
 EXPORT_VERSION = 2
@@ -119,6 +121,11 @@ class RollResult:
         }
 
 
+def seen_text(text: str) -> str:
+    """Text as an editor's ``seen`` compares it: a browser sends every line break of a form as CRLF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 @dataclass(frozen=True)
 class EditableField:
     """A value edited in place on the sheet; :meth:`formfield` is how a typed value is read."""
@@ -126,7 +133,7 @@ class EditableField:
     path: str  # e.g. "name", "body", "descriptor:12:name"
     label: str
     value: Any
-    input_type: str = "number"  # number, text, select, checkbox
+    input_type: str = "number"  # number, text, textarea, select, checkbox
     min: int | None = None
     max: int | None = None
     choices: tuple[tuple[str, str], ...] = ()
@@ -135,8 +142,14 @@ class EditableField:
     required: bool = True
     #: What a chosen option becomes (int for a rank picked from a list); options arrive as text.
     coerce: Callable[[str], Any] = str
-    #: Only the GM may type this value (one the rules change only through play: XP, a rank bought with it).
-    gm_only: bool = False
+    #: What the value is, for the write policy (sheets/policy.py): who may type it. A field no system
+    #: classified is the GM's. A system takes it from its ``value_kinds`` (the row's stored field).
+    kind: Kind = Kind.GM
+
+    @property
+    def as_seen(self) -> str:
+        """The value as an editor carries it back (``seen``): how an edit knows its value did not move."""
+        return seen_text("" if self.value is None else str(self.value))
 
     @property
     def display(self) -> str:
@@ -161,8 +174,9 @@ class EditableField:
                 label=label,
                 error_messages={"required": listed, "invalid_choice": _literal(listed)},
             )
-        if self.input_type == "text":
-            return SingleLineField(
+        if self.input_type in ("text", "textarea"):
+            # A text area keeps the line breaks typed in it; a one-line text tidies them away.
+            return (SingleLineField if self.input_type == "text" else forms.CharField)(
                 max_length=self.max_length,
                 required=self.required,
                 label=label,
@@ -253,14 +267,21 @@ class SheetSystem:
     #: Optional rules a GM sets for a campaign: (Campaign.options key, label, help text) for an on/off
     #: switch, or a campaigns.systems.NumberOption for a number (a starting budget).
     campaign_options: ClassVar[tuple[Option, ...]] = ()
+    #: What each stored value of the system's rows is (sheets/policy.py): {model: {attname: Kind}}. The
+    #: history's undo asks it for every value a change touched; a field left out is the GM's.
+    value_kinds: ClassVar[dict[type, dict[str, Kind]]] = {}
+
+    def kind_of(self, model: type, attname: str) -> Kind:
+        """The kind of one stored value, for the EditableField that types it."""
+        return self.value_kinds.get(model, {}).get(attname, Kind.GM)
 
     # ----- what each system provides -------------------------------------------------------------
 
     def builder_form(self, *, campaign, data=None, trusted: bool = False) -> forms.Form:
         """The creation form; its clean() enforces every creation rule of the system.
 
-        ``trusted`` marks data from the rulebook's own samples and the demo, which may use allowances a
-        GM would have to grant (a character outside a system's usual limits).
+        ``trusted`` marks the demo's data, which may use allowances a GM would have to grant (a character
+        outside a system's usual limits); the samples a builder offers are held to the campaign's rules.
         """
         raise NotImplementedError
 
@@ -304,9 +325,10 @@ class SheetSystem:
     def import_builder_form(
         self, *, campaign, data: dict[str, Any], play: dict[str, Any] | None
     ) -> forms.Form:
-        """The builder form an imported build is checked by; ``play`` is the file's play state (None for a
-        file of the build alone). A system whose play changes what the builder counts (XP awarded since
-        creation) widens the builder's limits by it here, and only by it."""
+        """The builder form an imported build is checked by; ``play`` is the file's play state when the GM
+        imports it whole (None for a player's import, held to the creation rules, and for a file of the
+        build alone). A system whose play changes what the builder counts (XP awarded since creation)
+        widens the builder's limits by it here, and only by it."""
         return self.builder_form(campaign=campaign, data=data)
 
     def play_problems(self, rows: dict[str, Any], campaign) -> list[str]:
@@ -314,6 +336,11 @@ class SheetSystem:
         maximum, more spent than there is), each message naming the value. ``rows`` maps each relation
         from the character (``character.<name>``) to its restored row, or list of rows, not yet saved."""
         return []
+
+    def sample_characters(self, campaign) -> dict[str, Any]:
+        """The rulebook's sample characters this campaign's builder accepts, by key (each with a ``name``):
+        the builder page offers them in one click."""
+        return {}
 
     def sample_form_data(self, key: str) -> dict[str, Any]:
         """Builder data for one of the rulebook's sample characters; KeyError when there is none."""

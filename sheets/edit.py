@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .contract import EditableField
 from .models import Character
+from .policy import Kind
 from .registry import system_for
 
 BASE_PATHS = ("name", "notes")
@@ -17,9 +18,10 @@ def base_field(character: Character, path: str) -> EditableField | None:
         path,
         path.title(),
         getattr(character, path),
-        input_type="text",
+        input_type="textarea" if path == "notes" else "text",  # notes run to several lines
         max_length=Character._meta.get_field(path).max_length,
         required=path == "name",
+        kind=Kind.OWN,
     )
 
 

@@ -16,9 +16,11 @@ from typing import Any
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import prefetch_related_objects
+from django.utils.text import capfirst
 
 from campaigns import realtime
 
+from . import policy
 from .models import Character, SheetChange
 from .registry import is_system_model
 
@@ -262,10 +264,25 @@ def change_undo(*, change: SheetChange, author) -> SheetChange:
     The result is checked to be exactly the sheet as it was before the change, as far as the change
     touched it, and nothing else: an undo that would also change another row (say, gear attached to an
     item it takes off) is refused, and every refusal leaves the sheet as it was.
+
+    An undo types back every value the change touched, so the write policy (sheets/policy.py) answers
+    for each as for an edit: a player cannot undo a GM's harm, a roll's Void or an XP purchase.
     """
     if SheetChange.objects.filter(undoes=change).exists():
         raise UndoRefused("That change was already undone.")
     character = Character.objects.select_for_update().get(pk=change.character_id)
+    announced = []
+    for address in sorted(change.before):  # in address order: PostgreSQL's JSON keeps no key order
+        model_name, _, attname = address.split(":")
+        label = capfirst(_field_label(address, change.before, change.after))
+        kind = policy.value_kind(character, model_name, attname)
+        if kind == policy.Kind.PLAY and MISSING in (change.before[address], change.after.get(address)):
+            continue  # a row taken off or put back whole: its kit or build values decide; its state follows
+        verdict = policy.may_change(author, character, kind, label)
+        if not verdict:
+            raise UndoRefused(f"You may not undo this change: {verdict.reason}")
+        if verdict.announce:
+            announced.append(f"{label} {_shown(change.after[address])} -> {_shown(change.before[address])}")
     current = snapshot(character)
     moved = [key for key, value in change.after.items() if current.get(key, MISSING) != value]
     if moved:
@@ -313,6 +330,8 @@ def change_undo(*, change: SheetChange, author) -> SheetChange:
         raise UndoRefused("Nothing to undo: the values are already as they were.")
     undo.undoes = change
     undo.save(update_fields=["undoes"])
+    if announced:
+        policy.announce(character=character, author=author, what=f"{'; '.join(announced)} (undo)")
     return undo
 
 

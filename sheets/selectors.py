@@ -49,6 +49,11 @@ def characters_for_table(campaign):
     return campaign.characters.select_related("owner").order_by("is_npc", "name", "pk")
 
 
+def player_characters(campaign) -> list[tuple[str, int]]:
+    """The players' characters at a table as (name, owner id), NPCs left out: whom a whisper may name."""
+    return list(campaign.characters.filter(is_npc=False).values_list("name", "owner_id"))
+
+
 def roll_subjects(user, campaign) -> list[RollSubject]:
     """Characters a user may roll as in the dice box: their own; the GM may use any at the table."""
     characters = campaign.characters.order_by("is_npc", "name", "pk")

@@ -14,8 +14,13 @@ traits) travels with the build, and a field a system adds later travels without 
 rows are listed in the order they were saved (FREE/FALL's Load Bearing reads gear in that order); a
 link from one row to another of the same list (gear attached to gear) is the other row's place in it.
 
-The document holds no identity: no id, campaign, owner or date, so exporting, importing and exporting
-again gives the same document. An import is checked three ways, in one transaction:
+The document holds no identity: no id, campaign, owner or date, so exporting, importing whole and
+exporting again gives the same document.
+
+Who imports decides what the file brings (:func:`may_import_whole`, the write policy's answer). A
+player's file is a build: it goes through the builder with the campaign's creation rules, and its XP,
+what XP bought and its play state are not read into the character but compared with the fresh build,
+the message naming each value reset. The GM's import is checked three ways, in one transaction:
 
 1. the build goes through the builder (``SheetSystem.import_builder_form``), as a new character would;
 2. each play value is read strictly (a whole number where the row stores one, text where text) and
@@ -31,8 +36,10 @@ in the character's history as "Imported from file", with every value it set, so 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
+from django import forms
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 
@@ -40,6 +47,7 @@ from .contract import EXPORT_FORMAT, EXPORT_VERSION
 from .forms import builder_data_problems, shown_value
 from .history import forget_sheet_rows, load_sheet_rows, recorded, sheet_relations
 from .models import Character
+from .policy import Kind, writable_kinds
 from .registry import system_for
 from .services import character_create
 
@@ -48,16 +56,20 @@ PLAY_ROWS_MAX = 200
 IMPORT_REASON = "Imported from file with its play state"
 #: A refusal names this many problems, then counts the rest: one message a player can read.
 SHOWN_PROBLEMS = 4
+#: A player's import names this many values it reset, then counts the rest.
+SHOWN_RESETS = 12
 
 
 class ImportRefused(Exception):
     """The file cannot become a character here; ``messages`` say why, each naming the value at fault."""
 
-    def __init__(self, lead: str, problems: list[str]):
-        self.messages = problems
-        shown = "; ".join(problems[:SHOWN_PROBLEMS])
-        more = len(problems) - SHOWN_PROBLEMS
-        super().__init__(lead + shown + (f"; and {more} more" if more > 0 else "") + ".")
+    def __init__(self, lead: str, problems: list[str], *, note: str = ""):
+        # Each problem may be a sentence of its own: its full stop gives way to the list's separators.
+        self.messages = [problem.rstrip(" .") for problem in problems]
+        shown = "; ".join(self.messages[:SHOWN_PROBLEMS])
+        more = len(self.messages) - SHOWN_PROBLEMS
+        text = lead + shown + (f"; and {more} more" if more > 0 else "") + "."
+        super().__init__(f"{text} {note}" if note else text)
 
 
 # ----- export ------------------------------------------------------------------------------------------
@@ -268,36 +280,175 @@ def _restore_play(character: Character, system, play: Any, sheet: dict[str, Any]
         )
 
 
+#: What a file's play state sets beyond a fresh build: its build values (what XP bought), its play state
+#: and the GM's own values (XP awarded).
+WHOLE_IMPORT_KINDS = frozenset({Kind.BUILD, Kind.PLAY, Kind.GM})
+
+
+def may_import_whole(user, campaign) -> bool:
+    """The import's question to the write policy: may ``user`` set every value a file's play state
+    holds on the character it becomes, or does the file bring its build alone?
+
+    Asked of the character-to-be, owned by the importer: the GM may set them all; a player's file is
+    not signed and may say anything about XP or damage, so it is built fresh.
+    """
+    return WHOLE_IMPORT_KINDS <= writable_kinds(user, Character(campaign=campaign, owner=user))
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A character an import made, and the one message the page shows about it."""
+
+    character: Character
+    message: str
+
+
+#: Django's own wording of a form error, rewritten as a sentence about the character (the builders'
+#: own messages already are one); formatted with the field's label, the file's value and the error's params.
+_ERROR_SENTENCES = {
+    "required": "the file gives no {label}",
+    "invalid": "{label} is {shown}, not a whole number",
+    "invalid_choice": "{label} {shown} is not one of the choices",
+    "invalid_list": "{label} is {shown}, not a list of choices",
+    "min_value": "{label} is {shown}, below {limit_value}",
+    "max_value": "{label} is {shown}, above {limit_value}",
+    "max_length": "{label} is longer than {limit_value} characters",
+}
+
+
+def _worded_by_django(field: forms.Field, error: ValidationError) -> bool:
+    """Whether ``error`` speaks in Django's generic words: the field's class default or a validator's
+    (a field without its own message for the code), not words the builder gave it."""
+    own = field.error_messages.get(error.code)
+    if own is None:
+        return True
+    defaults: dict[str, str] = {}
+    for klass in reversed(type(field).__mro__):  # merged as Field.__init__ merges them
+        defaults.update(getattr(klass, "default_error_messages", {}))
+    return own == defaults.get(error.code)
+
+
+def _build_problems(form: forms.Form) -> list[str]:
+    """What the builder refused, each a sentence about the character: no field names, no "required"."""
+    problems = []
+    for name, errors in form.errors.as_data().items():
+        field = form.fields.get(name)
+        for error in errors:
+            text = " ".join(error.messages)
+            sentence = _ERROR_SENTENCES.get(error.code)
+            if field is not None and sentence and _worded_by_django(field, error):
+                params = error.params or {}
+                shown = shown_value(params.get("value", form.data.get(name)))
+                text = sentence.format_map({**params, "label": form[name].label, "shown": shown})
+            problems.append(text)
+    return problems
+
+
+def _label(field: models.Field, *, first: bool) -> str:
+    """A stored value as the sheet names it: "XP", "Void spent", "HP rank" (``first``: opening the line)."""
+    words = [w.upper() if w in ("hp", "xp", "av", "dv", "db") else w for w in str(field.verbose_name).split()]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:] if first else text
+
+
+def _shown_play(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "nothing" if value in (None, "") else shown_value(value)
+
+
+def _row_resets(fields: list[models.Field], theirs: Any, ours: dict[str, Any], owner: str) -> list[str]:
+    if not isinstance(theirs, dict):
+        return []
+    return [
+        f"{owner}{_label(field, first=not owner)} "
+        f"{_shown_play(theirs[field.name])} → {_shown_play(ours[field.name])}"
+        for field in fields
+        if field.name in theirs and theirs[field.name] != ours[field.name]
+    ]
+
+
+def _reset_values(character: Character, play: dict[str, Any]) -> list[str]:
+    """Each value of the file's play state a fresh build does not have, as "XP 9999 → 0"."""
+    load_sheet_rows(character)
+    fresh = json.loads(json.dumps(play_state(character)))  # as a file holds it
+    resets = []
+    for relation in sheet_relations(character):
+        accessor = relation.get_accessor_name()
+        # A link between rows is the build's (gear attached to gear): it came from the file's build.
+        fields = [f for f in play_fields(relation.related_model) if not f.is_relation]
+        theirs, ours = play.get(accessor), fresh[accessor]
+        if relation.one_to_one:
+            resets += _row_resets(fields, theirs, ours, "")
+            continue
+        built = {row["name"]: row for row in ours}
+        for row in theirs if isinstance(theirs, list) else []:
+            name = row.get("name") if isinstance(row, dict) else None
+            if isinstance(name, str) and name in built:
+                resets += _row_resets(fields, row, built[name], f"{name}'s ")
+            else:
+                what = shown_value(name) if isinstance(name, str) else "a row"
+                resets.append(f"{what} left out (not in the build)")
+    return resets
+
+
+def _fresh_message(name: str, resets: list[str]) -> str:
+    lead = (
+        f"Imported {name} as a fresh build. A player's import brings the build alone, held to this "
+        "campaign's creation rules: XP, what XP bought and the play state start as a new character's "
+        "(the GM may import a character whole)."
+    )
+    if not resets:
+        return lead
+    shown = "; ".join(resets[:SHOWN_RESETS])
+    more = len(resets) - SHOWN_RESETS
+    return f"{lead} Reset from the file: {shown}" + (f"; and {more} more" if more > 0 else "") + "."
+
+
 @transaction.atomic
-def character_import(*, campaign, owner, document: dict[str, Any]) -> Character:
+def character_import(*, campaign, owner, document: dict[str, Any]) -> Imported:
     """A new character of ``owner``'s in ``campaign`` from a checked export (forms.CharacterImportForm).
 
-    A version 1 file is the build alone and imports as a fresh build; a version 2 file brings its play
-    state too. ImportRefused (nothing saved) when the build breaks the campaign's rules or the play
-    state is not one the sheet could hold.
+    A version 1 file is the build alone and imports as a fresh build. A version 2 file brings its play
+    state too when the GM imports it (:func:`may_import_whole`); a player's import builds it fresh and
+    its message names the values of the file's play state it reset. ImportRefused (nothing saved) when
+    the build breaks the campaign's rules or a whole import's play state is not one the sheet could hold.
     """
     system = system_for(campaign)
+    whole = may_import_whole(owner, campaign)
     play = document.get("play") if document["version"] >= 2 else None
     if document["version"] >= 2 and not isinstance(play, dict):
         raise ImportRefused("That file is refused: ", ["it is a version 2 export without its play state"])
+    name = document.get("name", "")
     form_data = {
         **system.import_form_data(document["sheet"]),
-        "name": document.get("name", ""),
+        "name": name,
         "notes": document.get("notes", ""),
     }
-    form = system.import_builder_form(campaign=campaign, data=form_data, play=play)
+    # A system whose XP widens what its builder allows (L5R's awards) sees the play state only here.
+    form = system.import_builder_form(campaign=campaign, data=form_data, play=play if whole else None)
     problems = builder_data_problems(form)
     if problems:
         raise ImportRefused("That file holds values of the wrong kind: ", problems)
+    called = name.strip() if isinstance(name, str) and 0 < len(name.strip()) <= 80 else "That character"
     if not form.is_valid():
         raise ImportRefused(
-            "That character breaks this campaign's rules: ",
-            [
-                f"{name}: {' '.join(errors)}" if name != "__all__" else " ".join(errors)
-                for name, errors in form.errors.items()
-            ],
+            f"{called} breaks this campaign's rules: ",
+            _build_problems(form),
+            note=""
+            if whole or play is None
+            else "A player's import is checked as a new character, without XP the file says was awarded; "
+            "the GM may import a played character whole.",
         )
     character = character_create(campaign=campaign, owner=owner, cleaned_data=form.cleaned_data)
-    if play is not None:
-        _restore_play(character, system, play, document["sheet"], author=owner)
-    return character
+    if play is None:
+        return Imported(
+            character, f"Imported {character.name} as a fresh build (the file holds no play state)."
+        )
+    if not whole:
+        return Imported(character, _fresh_message(character.name, _reset_values(character, play)))
+    _restore_play(character, system, play, document["sheet"], author=owner)
+    return Imported(
+        character,
+        f"Imported {character.name} with its play state; the history records the import for the GM.",
+    )

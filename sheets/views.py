@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
@@ -13,12 +13,12 @@ from django.template.response import TemplateResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaigns import hooks
-from campaigns.models import Visibility
-from campaigns.selectors import campaign_for_gm, campaign_for_member, entry_variant_for
+from campaigns import cursors, hooks
+from campaigns.models import FeedEntry, Visibility
+from campaigns.selectors import FULL, campaign_for_gm, campaign_for_member, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 
-from . import edit, history, selectors, services, transfer
+from . import edit, history, policy, selectors, services, transfer
 from .forms import STALE_MESSAGE, VERSION_FIELD, CharacterImportForm, seen_version
 from .models import Character, StaleVersion
 from .registry import system_for
@@ -51,6 +51,7 @@ def _sheet_context(request, character, *, options_data=None, panels=True):
         "system": system,
         "can_edit": character.can_edit(request.user),
         "is_gm": character.campaign.is_gm(request.user),
+        "writable": policy.writable_kinds(request.user, character),
         "options_form": form,
         "buttons": system.buttons(character, options) if options is not None else [],
         "visibility_choices": Visibility.choices,
@@ -70,7 +71,7 @@ def _xp_context(request, system, character):
     xp = system.xp(character)
     if xp is None:
         return {"xp": None}
-    spends = system.xp_spends(character) if character.owner_id == request.user.pk else []
+    spends = system.xp_spends(character) if policy.may_spend_xp(request.user, character) else []
     return {
         "xp": xp,
         "xp_award_max": system.xp_award_max,
@@ -93,11 +94,11 @@ def character_new(request, campaign_id: int):
     data = request.POST if request.method == "POST" else None
     sample = request.POST.get("sample") if data is not None else None
     if sample:
-        try:
-            data = system.sample_form_data(sample)
-        except KeyError:
-            raise Http404("No such sample character.") from None
-    form = system.builder_form(campaign=campaign, data=data, trusted=bool(sample))
+        # Only the samples this campaign's rules accept are offered, and only they are built.
+        if sample not in system.sample_characters(campaign):
+            raise Http404("No such sample character.")
+        data = system.sample_form_data(sample)
+    form = system.builder_form(campaign=campaign, data=data)
     if data is not None and form.is_valid():
         character = services.character_create(
             campaign=campaign,
@@ -121,7 +122,7 @@ def character_new(request, campaign_id: int):
             "system": system,
             "form": form,
             "is_gm": is_gm,
-            "samples": getattr(system, "samples", None),
+            "samples": system.sample_characters(campaign),
         },
     )
 
@@ -139,8 +140,8 @@ def sheet_field(request, character_id: int, path: str):
         character = selectors.character_for_viewer(request.user, character_id)
         field = _field(character, path)
         is_gm = character.campaign.is_gm(request.user)
-        may_type = character.can_edit(request.user) and (is_gm or not field.gm_only)
-        editing = request.GET.get("edit") == "1" and may_type
+        writable = policy.writable_kinds(request.user, character)
+        editing = request.GET.get("edit") == "1" and field.kind in writable
         return TemplateResponse(
             request,
             f"{PARTS}#{'field-edit' if editing else 'field'}",
@@ -149,6 +150,7 @@ def sheet_field(request, character_id: int, path: str):
                 "field": field,
                 "can_edit": character.can_edit(request.user),
                 "is_gm": is_gm,
+                "writable": writable,
             },
         )
     character = selectors.character_for_editor(request.user, character_id)
@@ -163,7 +165,14 @@ def sheet_field(request, character_id: int, path: str):
         version = -1  # no readable version: refused as stale, with the current value shown
     status, error = 200, ""
     try:
-        services.character_edit(character=character, path=path, raw=raw, version=version, author=request.user)
+        services.character_edit(
+            character=character,
+            path=path,
+            raw=raw,
+            version=version,
+            author=request.user,
+            seen=request.POST.get("seen"),
+        )
     except StaleVersion as stale:
         character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
         current = _field(character, path)
@@ -273,22 +282,15 @@ def character_import(request, campaign_id: int):
     if not upload.is_valid():
         messages.error(request, " ".join(upload.errors["file"]))
         return redirect("character_new", campaign_id=campaign.pk)
-    document = upload.cleaned_data["export"]
     try:
-        character = transfer.character_import(campaign=campaign, owner=request.user, document=document)
+        imported = transfer.character_import(
+            campaign=campaign, owner=request.user, document=upload.cleaned_data["export"]
+        )
     except transfer.ImportRefused as refused:
         messages.error(request, str(refused))
         return redirect("character_new", campaign_id=campaign.pk)
-    if document["version"] >= 2:
-        messages.success(
-            request,
-            f"Imported {character.name} with its play state; the history records the import for the GM.",
-        )
-    else:
-        messages.success(
-            request, f"Imported {character.name} as a fresh build (the file holds no play state)."
-        )
-    return redirect(character)
+    messages.success(request, imported.message)
+    return redirect(imported.character)
 
 
 def sheet_history(request, character_id: int):
@@ -329,6 +331,47 @@ def sheet_undo(request, character_id: int, change_id: int):
     else:
         messages.success(request, f"Undone: {change.reason}.")
     return redirect("sheet_history", character_id=character.pk)
+
+
+@require_POST
+def sheet_roll_apply(request, character_id: int, cursor: str):
+    """Apply what a hidden roll would have changed on the sheet (services.roll_apply).
+
+    For whoever may edit the sheet and sees the roll whole (selectors.entry_variant): the roller of a
+    blind roll, who sees only its notice, is refused before anything about the roll is read. htmx gets
+    the entry back as it now reads (with the refusal's reason beside it) and, on a sheet page, the
+    version the change moved the sheet to.
+    """
+    character = selectors.character_for_editor(request.user, character_id)
+    seq = cursors.seq_for(character.campaign_id, cursor)
+    entry = get_object_or_404(
+        FeedEntry.objects.select_related("author"),
+        campaign_id=character.campaign_id,
+        seq=-1 if seq is None else seq,
+        character_id=character.pk,
+        kind=FeedEntry.Kind.ROLL,
+    )
+    variant = entry_variant_for(request.user, entry, character.campaign)
+    if variant is None:
+        raise Http404("No such roll on this sheet.")
+    if variant != FULL:
+        raise PermissionDenied("Only those who see a roll's result apply what it changed.")
+    error = ""
+    try:
+        services.roll_apply(character=character, entry=entry, author=request.user)
+    except services.ApplyRefused as refused:
+        error = str(refused)
+    if not request.htmx:
+        (messages.error if error else messages.success)(request, error or "Applied to the sheet.")
+        return redirect(character)
+    context = {
+        "entry": entry,
+        "variant": variant,
+        "apply_error": error,
+        "character": character,
+        "oob_version": "version" in request.POST,  # sent from a sheet page (hx-include="#sheet-version")
+    }
+    return TemplateResponse(request, f"{PARTS}#roll-applied", context, status=422 if error else 200)
 
 
 def _form_refused(request, form) -> None:

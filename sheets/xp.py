@@ -1,7 +1,8 @@
 """Experience on any sheet: the GM awards XP, the character's player spends it on what the system offers.
 
 A system opts in by returning a number from :meth:`SheetSystem.xp`; the prices, caps and what can be
-bought are its own (``xp_spends`` / ``xp_spend``). Here: who may do it, reading the form, the messages.
+bought are its own (``xp_spends`` / ``xp_spend``). Here: asking the write policy who may do it
+(sheets/policy.py), reading the form, the messages.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from . import selectors
+from . import policy, selectors
 from .forms import XpAwardForm, XpSpendForm
 from .registry import system_for
 
@@ -32,8 +33,9 @@ def _refusal(form) -> str:
 @require_POST
 def xp_award(request, character_id: int):
     character, system = _character_with_xp(request, character_id)
-    if not character.campaign.is_gm(request.user):
-        raise PermissionDenied("Only the GM awards XP.")
+    verdict = policy.may_award_xp(request.user, character)
+    if not verdict:
+        raise PermissionDenied(verdict.reason)
     form = XpAwardForm(request.POST, most=system.xp_award_max)
     if not form.is_valid():
         messages.error(request, _refusal(form))
@@ -51,8 +53,9 @@ def xp_award(request, character_id: int):
 @require_POST
 def xp_spend(request, character_id: int):
     character, system = _character_with_xp(request, character_id)
-    if character.owner_id != request.user.pk:
-        raise PermissionDenied("Only the character's player spends its XP.")
+    verdict = policy.may_spend_xp(request.user, character)
+    if not verdict:
+        raise PermissionDenied(verdict.reason)
     form = XpSpendForm(request.POST)
     if not form.is_valid():
         messages.error(request, _refusal(form))

@@ -1,6 +1,20 @@
-"""NPC stats several test modules put in a fight, written once (the encounter's quick-NPC form, cleaned)."""
+"""NPCs several test modules put in a fight, as the encounter's quick-NPC form cleans them."""
 
-# An L5R bandit (Reflexes 2, Agility 3, Strength 3, Earth 2, Void 2, a 3k2 weapon, armor 5).
+from sheets.registry import game_systems
+
+
+def sample_npc(system: str) -> dict:
+    """The system's typical foe (``CombatRules.sample_npc``), cleaned by its quick-NPC form: what a test
+    that fights in every system puts against the party."""
+    combat = next(config.combat for config in game_systems() if config.label == system)
+    form = combat.npc_form_class(combat.sample_npc())
+    if not form.is_valid():
+        raise ValueError(f"{system}'s sample NPC is refused by its own form: {form.errors.as_text()}")
+    return form.cleaned_data
+
+
+# The bandit whose numbers the L5R encounter tests work through and quote (Armor TN 20, no Reduction):
+# a worked example of those rules, not the system's sample foe.
 L5R_BANDIT = {
     "reflexes": 2,
     "agility": 3,

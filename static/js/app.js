@@ -25,11 +25,31 @@
       : "The server refused that (" + xhr.status + "). Reload the page and try again.";
     showMessage(text);
   });
+  // Over the rate limit (campaigns/limits.py): a view that answers with its own HTML (the dice box, the
+  // chat box) shows the message inside it; the limiter's plain-text 429 swaps nothing (HX-Reswap: none),
+  // so its message goes beside the control that sent the request, until the wait is over.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status !== 429 || xhr.getResponseHeader("HX-Reswap") !== "none") { return; }
+    var text = xhr.responseText || "Too many requests. Wait a moment and try again.";
+    var elt = event.detail.elt;
+    var anchor = elt && elt.closest ? elt.closest("form") || elt : null;
+    if (!anchor || !anchor.isConnected) { showMessage(text, "warning"); return; }
+    var next = anchor.nextElementSibling;
+    var note = next && next.classList.contains("rate-limited") ? next : document.createElement("div");
+    note.className = "rate-limited small text-danger";
+    note.setAttribute("role", "alert");
+    note.textContent = text;
+    anchor.insertAdjacentElement("afterend", note);
+    var seconds = Number(xhr.getResponseHeader("Retry-After")) || 5;
+    setTimeout(function () { if (note.textContent === text) { note.remove(); } }, seconds * 1000);
+  });
   document.addEventListener("htmx:sendError", function () {
     showMessage("Could not reach the server. Check your connection and try again.", "warning");
   });
 
-  // In-place editing: Escape puts the value back as it was, leaving the field (blur) saves it.
+  // In-place editing: Escape puts the value back as it was, leaving the field (blur) saves it, and so
+  // does Ctrl+Enter in a text area (where Enter starts a new line).
   function cancelEdit(form) {
     form.dataset.cancelled = "1";
     htmx.ajax("GET", form.dataset.cancelUrl, { source: form, target: form, swap: "outerHTML" });
@@ -39,6 +59,11 @@
     if (form && event.key === "Escape") {
       event.preventDefault();
       cancelEdit(form);
+    } else if (form && event.key === "Enter" && (event.ctrlKey || event.metaKey) &&
+               event.target.tagName === "TEXTAREA" && !form.dataset.submitting) {
+      event.preventDefault();
+      form.dataset.submitting = "1";
+      htmx.trigger(form, "submit");
     }
   });
   document.addEventListener("focusout", function (event) {
@@ -94,6 +119,26 @@
         return document.querySelector('.editable[data-path="' + CSS.escape(path) + '"] .editable-value, ' +
           'form.editable[data-path="' + CSS.escape(path) + '"] [name="value"]');
       };
+    } else if (elt.matches("form[hx-post]")) {
+      // Any other form (a saved roll, a turn's Attack, Defend or Lock in): its button again once the answer
+      // is in, found by the form's address and action (one address serves every action of a turn); when
+      // the answer has no such form any more, the part it answered into, which holds the result.
+      var post = elt.getAttribute("hx-post");
+      var actionOf = function (form) { var input = form.querySelector('input[name="action"]'); return input ? input.value : ""; };
+      var action = actionOf(elt);
+      var into = event.detail.target && event.detail.target.id;
+      refocus = { until: Date.now() + 5000 };
+      refocus.find = function () {
+        var same = Array.prototype.filter.call(document.querySelectorAll("form[hx-post]"), function (form) {
+          return form.getAttribute("hx-post") === post && actionOf(form) === action;
+        });
+        var again = same.length ? same[0].querySelector('button[type="submit"], button:not([type])') : null;
+        if (again && !again.disabled) { return again; }
+        var result = into && document.getElementById(into);
+        if (!result || result.hidden) { return null; }
+        if (!result.hasAttribute("tabindex")) { result.setAttribute("tabindex", "-1"); }
+        return result;
+      };
     }
   });
   // The button may have been redrawn (out of band) and the form swapped out, so no event on the element
@@ -133,11 +178,30 @@
   htmx.onLoad(function (content) {
     var forms = content.matches && content.matches("form[data-inline-edit]") ? [content] : content.querySelectorAll ? content.querySelectorAll("form[data-inline-edit]") : [];
     Array.prototype.forEach.call(forms, function (form) {
-      var input = form.querySelector('input[name="value"]');
+      var input = form.querySelector('input[name="value"], textarea[name="value"]');
       if (!input) { return; }
       if (document.activeElement !== input) { input.focus(); }
       caretToEnd(input);
     });
+  });
+
+  // Copy buttons ([data-copy] names the input): the clipboard API where the page is a secure context
+  // (https, localhost), else the input's selection copied, as a LAN game over plain http needs.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[data-copy]");
+    if (!button) { return; }
+    var input = document.querySelector(button.dataset.copy);
+    if (!input) { return; }
+    function done() {
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = "Copy"; }, 2000);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
+      return;
+    }
+    input.select();
+    try { if (document.execCommand("copy")) { done(); } } catch (error) { /* the link stays selected */ }
   });
 
   window.tabletop = { showMessage: showMessage };

@@ -81,7 +81,8 @@
       delete refreshTimers[name];
       document.querySelectorAll('[data-live-panel="' + CSS.escape(name) + '"]').forEach(function (panel) {
         if (panel.hasAttribute("data-live-merge")) { mergePanel(panel); return; }
-        window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"), { target: panel, swap: "outerHTML" });
+        window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
+          { target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } });
       });
     }, 250);
   }
@@ -95,14 +96,13 @@
   }
 
   // A whole sheet changed elsewhere (the GM, an encounter, XP, an undo, another tab): fetch the page
-  // again and put in every part the player is not busy with. An in-place edit that is open keeps its
-  // typed text and the version it was opened at, so saving it is refused if its value moved on (the
-  // page's #sheet-version is left alone for the same reason); a focused control, or one changed and not
-  // yet sent, keeps its input; the roll buttons are priced again with the options this page has chosen.
-  function partKey(node) {
-    if (node.classList && node.classList.contains("editable")) { return "editable:" + node.getAttribute("data-path"); }
-    return node.tagName + "#" + (node.id || "");
-  }
+  // again and morph it in (idiomorph, static/vendor/): every element is kept and only what changed is
+  // written, so focus, listeners and htmx's own state survive. The parts the player is busy with are
+  // left exactly as they are (beforeNodeMorphed returns false): an open in-place edit keeps its typed
+  // text and the version it was opened at, so saving it is refused if its value moved on (the page's
+  // #sheet-version is left alone for the same reason); an edit being fetched keeps the element its
+  // answer will replace, so the click that opened it is never lost; a focused control, or one changed and
+  // not yet sent, keeps its input; the roll buttons are priced again with the options this page chose.
   // This page's own state: the last roll's result, the chosen options, the prompts (a panel of their own).
   var KEEP = ["sheet-version", "roll-idempotency", "roll-result", "roll-buttons", "roll-options-panel",
               "sheet-requests"];
@@ -112,6 +112,8 @@
   // the change events they fired, not by comparing with their defaults (a select whose first options
   // are disabled shows another one without anybody choosing it); forgotten once their form is sent.
   var unsent = new WeakSet();
+  // Where an htmx request will put its answer (an in-place editor being fetched): kept until it is in.
+  var awaited = new Set();
   function noteChange(event) {
     var control = event.target;
     if (control && control.matches && control.matches("input, select, textarea")) { unsent.add(control); }
@@ -124,39 +126,92 @@
   document.addEventListener("change", noteChange, true);
   document.addEventListener("submit", function (event) { noteSent(event.target); }, true);
   document.body.addEventListener("htmx:beforeRequest", function (event) {
-    var elt = event.detail && event.detail.elt;
+    var detail = event.detail || {};
+    var elt = detail.elt;
     noteSent(elt && elt.closest ? (elt.closest("form") || elt) : elt);
+    if (detail.target) {
+      var target = detail.target;
+      awaited.add(target);
+      // afterRequest comes once the answer is swapped in, or the request failed: either way it is over.
+      elt.addEventListener("htmx:afterRequest", function over() {
+        elt.removeEventListener("htmx:afterRequest", over);
+        awaited.delete(target);
+      });
+    }
   });
   function busy(node) {
-    if (node.matches && node.matches(".editing")) { return true; }
-    if (node.querySelector && node.querySelector(".editing")) { return true; }
-    var active = document.activeElement;
-    if (active && active !== document.body && node.contains(active) &&
-        /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName)) { return true; }
-    var controls = node.matches && node.matches("input, select, textarea") ? [node]
-      : (node.querySelectorAll ? node.querySelectorAll("input, select, textarea") : []);
-    return Array.prototype.some.call(controls, function (control) { return unsent.has(control); });
+    if (node.nodeType !== Node.ELEMENT_NODE) { return false; }
+    if (node.matches(KEEP_SELECTOR) || node.matches(".editing") || awaited.has(node)) { return true; }
+    if (!node.matches("input, select, textarea")) { return false; }
+    return node === document.activeElement || unsent.has(node);
   }
-  function merge(current, fresh) {
-    if (current.matches(KEEP_SELECTOR)) { return; }
-    if (!busy(current) && !current.querySelector(KEEP_SELECTOR)) {
-      if (current.outerHTML !== fresh.outerHTML) {
-        var copy = document.importNode(fresh, true);
-        current.replaceWith(copy);
-        if (window.htmx) { window.htmx.process(copy); }
-      }
-      return;
+  // The same part in the fresh page: by id, an in-place field by its path, a control by its form and name.
+  function counterpart(node, fresh) {
+    if (node.id) { return fresh.querySelector("#" + CSS.escape(node.id)); }
+    var path = node.getAttribute("data-path");
+    if (node.matches(".editable") && path !== null) {
+      return fresh.querySelector('.editable[data-path="' + CSS.escape(path) + '"]');
     }
-    if (current.matches("input, select, textarea")) { return; } // the player's own value stays, whole
-    var mine = current.children, theirs = fresh.children;
-    if (mine.length !== theirs.length) { return; } // a different shape: leave the busy part alone
-    var pairs = [];
-    for (var i = 0; i < mine.length; i += 1) {
-      if (partKey(mine[i]) !== partKey(theirs[i])) { return; }
-      pairs.push([mine[i], theirs[i]]);
-    }
-    pairs.forEach(function (pair) { merge(pair[0], pair[1]); });
+    var form = node.form, name = node.getAttribute("name");
+    if (!form || !name) { return null; }
+    var action = form.getAttribute("action") || form.getAttribute("hx-post");
+    var forms = form.id ? [fresh.querySelector("#" + CSS.escape(form.id))]
+      : Array.prototype.filter.call(fresh.querySelectorAll("form"), function (other) {
+        return (other.getAttribute("action") || other.getAttribute("hx-post")) === action;
+      });
+    var same = forms.length === 1 && forms[0] ? forms[0].querySelectorAll('[name="' + CSS.escape(name) + '"]') : [];
+    return same.length === 1 ? same[0] : null;
   }
+  // Each busy part takes the place of its counterpart in the fresh page, under an id both share for
+  // this morph, so idiomorph pairs them even where the fresh page draws that part differently (an open
+  // editor is a form, the fresh page has the value) and then leaves the part as it is.
+  var morphId = 0;
+  function morphKeeping(panel, fresh) {
+    var kept = [];
+    // The panel itself is the refresh's own target: only what it holds can be busy.
+    Array.prototype.filter.call(panel.querySelectorAll("*"), busy).forEach(function (node) {
+      if (kept.some(function (outer) { return outer.contains(node); })) { return; }
+      kept.push(node);
+      var other = counterpart(node, fresh);
+      if (!other || other === fresh) { return; }
+      var borrowed = !node.id;
+      if (borrowed) { morphId += 1; node.id = "live-kept-" + morphId; }
+      other.replaceWith(node.cloneNode(false));
+      if (borrowed) { node.kept = true; }
+    });
+    var holds = function (node) { return kept.some(function (part) { return node === part || node.contains(part); }); };
+    try {
+      Idiomorph.morph(panel, fresh, {
+        morphStyle: "outerHTML",
+        callbacks: {
+          beforeNodeMorphed: function (node) { return kept.indexOf(node) === -1; },
+          // A part the fresh page no longer has stays rather than take the player's input with it.
+          beforeNodeRemoved: function (node) { return !holds(node); }
+        }
+      });
+    } finally {
+      kept.forEach(function (node) { if (node.kept) { node.removeAttribute("id"); delete node.kept; } });
+    }
+    if (window.htmx) { window.htmx.process(panel); }
+  }
+  // Any other panel's refresh is morphed in the same way where the page loads idiomorph, so a form being
+  // filled in it (a turn's choices) keeps its part; htmx still swaps the answer's out-of-band parts
+  // (the turn's announcement) and fires its events.
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail || {};
+    var panel = detail.target;
+    var headers = (detail.requestConfig && detail.requestConfig.headers) || {};
+    if (!window.Idiomorph || !detail.shouldSwap || !headers["X-Live-Refresh"] || !panel ||
+        !panel.hasAttribute("data-live-panel") || typeof detail.serverResponse !== "string") { return; }
+    var template = document.createElement("template");
+    template.innerHTML = detail.serverResponse;
+    var fresh = template.content.querySelector(panel.id ? "#" + CSS.escape(panel.id) : "[data-live-panel]");
+    if (!fresh || fresh.getAttribute("data-live-panel") !== panel.getAttribute("data-live-panel")) { return; }
+    fresh.remove();
+    morphKeeping(panel, fresh);
+    detail.serverResponse = template.innerHTML;  // what is left: the out-of-band parts
+    detail.swapOverride = "none";
+  });
   function mergePanel(panel) {
     if (leaving) { return; }
     var url = panel.getAttribute("data-refresh-url");
@@ -168,7 +223,7 @@
       var page = new DOMParser().parseFromString(html, "text/html");
       var fresh = page.querySelector('[data-live-panel="' + CSS.escape(panel.getAttribute("data-live-panel")) + '"]');
       if (!fresh || !panel.isConnected) { return; }
-      merge(panel, fresh);
+      morphKeeping(panel, fresh);
       var options = document.getElementById("roll-options");
       if (options && window.htmx) { window.htmx.trigger(options, "change"); }
       panel.setAttribute("data-refreshed", String(Date.now()));
@@ -191,9 +246,8 @@
       // Only a feed reloads: a page without one has nothing to catch up by reloading, and may hold
       // typed text.
       case "reload": if (feed) { window.location.reload(); } break;
-      case "error": message(data.message, "warning"); break;
       case "refresh": refreshPanel(String(data.panel)); break;
-      default: break; // "ok", "pong": hearing anything already proves the line is alive
+      default: break; // "pong": hearing anything already proves the line is alive
     }
   }
 

@@ -15,6 +15,7 @@ from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
 from play import encounters as services
 from play.models import Encounter
+from tests.campaigns.encounter import show_npc_numbers
 from tests.campaigns.test_consumers import open_socket
 from tests.campaigns.test_player_turns import actor_of, combatant, make_fight, roller
 from tests.conftest import HTMX
@@ -267,6 +268,7 @@ def test_triad_the_defending_player_picks_their_adv_trait(triad, gm, player, cli
     """Triad l.62: a related (Adv.) trait gives advantage on the roll that holds the attack off; the
     defender's player names it, and the line records the odds the prompt showed for it."""
     campaign, encounter, mine, _, bandit = triad
+    show_npc_numbers(campaign)  # the odds against the NPC tell its Difficulty
     target = combatant(encounter, mine)
     gm_client, client = client_for(gm), client_for(player)
     before = FeedEntry.objects.count()
@@ -323,6 +325,7 @@ def test_triad_the_gm_resolves_without_waiting(triad, gm, client_for, fixed_dice
 
 def test_the_defence_odds_follow_the_inputs(triad, gm, player, other_player, client_for):
     campaign, encounter, mine, _, bandit = triad
+    show_npc_numbers(campaign)  # the odds against the NPC tell its Difficulty
     target = combatant(encounter, mine)
     gm_attacks(client_for(gm), encounter, bandit, target)
     url = reverse("defence_odds", args=[campaign.pk, encounter.pk])

@@ -12,7 +12,8 @@ from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
-from sheets.systems.fivebyfive.combat import FiveByFiveNpcForm, combat, parse_descriptors
+from sheets.systems.fivebyfive.combat import combat
+from sheets.systems.fivebyfive.combatants import FiveByFiveNpcForm, parse_descriptors
 from sheets.systems.fivebyfive.models import FiveByFiveSheet
 
 from .encounter import reload, roller
@@ -497,7 +498,13 @@ def test_a_fight_shifts_each_action_by_the_aspect_it_is_based_on(fight, gm, clie
     page = (
         client_for(gm).get(reverse("encounter", args=[encounter.campaign_id, encounter.pk])).content.decode()
     )
-    assert "Attack based on aspect" in page and "Healing based on aspect" in page
+    assert "Attack based on aspect" in page
+    # Nobody is hurt yet, so the page draws no heal (it has no target); its form names the aspect too.
+    heal = combat.actions(encounter, by_name["Mara Quill"], list(by_name.values()))[1].form_class()
+    assert (
+        heal.fields["aspect"].label == "Healing based on aspect"
+        and heal.fields["aspect"].initial == "cognition"
+    )
     # Caravan Guard 4 on Superior Agility is 6: 2 x 3 = 6 hits. Damage 3 + DB 3 + AV -1 = 5: 12 -> 7.
     act(encounter, by_name["Mara Quill"], "attack", bandit, {"aspect": "agility"}, 2, 3, 3, gm=gm)
     assert FeedEntry.objects.get(label__contains="Mara Quill attacks Bandit").summary == (
@@ -505,3 +512,29 @@ def test_a_fight_shifts_each_action_by_the_aspect_it_is_based_on(fight, gm, clie
     )
     encounter, by_name = reload(encounter)
     assert by_name["Bandit"].stats["hp"] == 7
+
+
+def test_rule_a_hit_the_armour_takes_whole_says_0_damage(fight, gm):
+    """Five by Five l.412-413: "Damage = 1d6 + DB of Attacking Weapon - AV of Defending Armor" (never below
+    0): a hit whose damage the armour takes whole says "0 damage" to everyone, in the GM's line and in the
+    players' words, rather than an HP line that does not move."""
+    encounter, larry, mara, bandit = fight
+    fists = services.combatant_add_npc(
+        encounter=encounter, name="Brawler", cleaned_data={**BANDIT, "weapon_db": 0}
+    )
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    while services.current_actor(encounter, services.combatants_of(encounter)).pk != fists.pk:
+        services.encounter_next_turn(encounter=encounter, version=encounter.version, author=gm)
+        encounter.refresh_from_db()
+    # Brute 6: 1 x 2 = 2, a hit; Larry does not dodge. Damage 1 + DB 0 + AV -2 = -1: 0 damage.
+    act(encounter, by_name["Brawler"], "attack", by_name["Larry Booker"], {}, 1, 2, 1, gm=gm)
+    line = FeedEntry.objects.get(label__endswith="Brawler damages Larry Booker")
+    assert line.summary == "1 + DB 0 + AV -2 = 0 damage"
+    assert "Larry Booker's armour absorbs the hit: 0 damage" in line.result["changes"]
+    players = line.result["players"]  # the Brawler's DB is the GM's: the players read words
+    assert players["summary"] == "0 damage"
+    assert "Larry Booker's armour absorbs the hit: 0 damage" in players["changes"]
+    assert sheet_numbers(larry)[0] == 12

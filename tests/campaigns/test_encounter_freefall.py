@@ -98,7 +98,8 @@ def test_a_short_freefall_fight(fight, gm):
     encounter.refresh_from_db()
     encounter, by = act(encounter, gm, by["Vesna Kade"], "declare")
     assert feed("Vesna Kade declares").summary == (
-        "Shoot at Ganger 3d20 vs TN 11; Dash for cover 2d20 vs TN 11 (5 of 5 dice)"
+        "Shoot at Ganger 3d20 vs TN 11 (gear: Rail pistol); Dash for cover 2d20 vs TN 11 "
+        "(plain: no prerequisite) (5 of 5 dice)"
     )
     # Locking in moves on by itself: the ganger declares, 5 dice on its knife.
     assert (encounter.turn, now(encounter)) == (1, "Ganger")

@@ -52,6 +52,13 @@ def next_turn(encounter, gm):
     return reload(encounter)
 
 
+def around(encounter, gm):
+    """A whole round on: the same combatant's next turn (one Complex Action a turn: 4th edition)."""
+    for _ in range(encounter.combatants.count()):
+        encounter, by_name = next_turn(encounter, gm)
+    return encounter, by_name
+
+
 def test_a_short_l5r_fight(fight, gm):
     encounter, shinai, bandit = fight
     before_fight = snapshot(shinai)
@@ -99,8 +106,8 @@ def test_a_short_l5r_fight(fight, gm):
     damage = FeedEntry.objects.get(label__endswith="Shinai damages Bandit")
     assert damage.result["total"] == 16 and "Katana 3k2 + Strength 2 + 1k0 for raises: 6k2" in damage.summary
     assert damage.result["changes"] == ["Bandit: wounds 0 -> 16 (Grazed +5)"]
-    # One attack a turn.
-    assert services.combatants_of(encounter)[0].state == {"attacked": True}
+    # One attack a turn: it is the turn's Complex Action (4th edition, Actions).
+    assert services.combatants_of(encounter)[0].state["spent"] == rules.TURN_ACTIONS
     with pytest.raises(EncounterError, match="not open"):
         act(encounter, by_name["Bayushi Shinai"], bandit, {}, gm=gm)
     encounter.refresh_from_db()
@@ -235,7 +242,7 @@ def test_attack_refusals(fight, gm):
     katana = str(shinai.l5r_weapons.get(name="Katana").pk)
     refused = [
         # Void 2: at most 2 raises.
-        ({"skill": "Kenjutsu", "weapon": katana, "raises": "3"}, "options of Attack: Raises called"),
+        ({"skill": "Kenjutsu", "weapon": katana, "raises": "3"}, "Increased Damage raises"),
         ({"skill": "Kyujutsu", "weapon": katana, "raises": "0"}, "Kyujutsu needs a bow"),
         ({"skill": "Jiujutsu", "weapon": "unarmed", "raises": "1"}, "unskilled roll cannot use raises"),
     ]
@@ -271,7 +278,7 @@ def test_panels_and_the_gm_page(fight, gm, player, client_for):
         encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
     )
     gm_page = client_for(gm).get(encounter.get_absolute_url()).content.decode()
-    for text in ("Raises called", "Kyujutsu 4", "Yumi (bow 3)"):
+    for text in ("Increased Damage raises", "Maneuver", "Kyujutsu 4", "Yumi (bow 3)"):
         assert text in gm_page, text
     # A sheet records its armor, so the attack no longer asks for it.
     assert "Armor (sheet target)" not in gm_page
@@ -284,10 +291,11 @@ def test_panels_and_the_gm_page(fight, gm, player, client_for):
 
 
 def test_rule_armor_tn_comes_from_the_targets_sheet(fight, gm):
-    """Seed l.46: "Any time a character makes a successful attack roll ... he inflicts damage". Reading:
-    the attack's TN is the target's Armor TN, 5 x Reflexes + 5 plus the armor bonus on its sheet."""
+    """Seed l.46: "Any time a character makes a successful attack roll ... he inflicts damage". 4th
+    edition, Attack & Defense: the attack's TN is the target's Armor TN, "Reflexes Trait by 5, adding 5,
+    and adding any bonuses ... from the character wearing armor": heavy armor +10 on its sheet."""
     encounter, shinai, _ = fight
-    L5RSheet.objects.filter(character=shinai).update(armor=5)  # heavy armor
+    L5RSheet.objects.filter(character=shinai).update(armor=10, reduction=5)  # heavy armor
     services.encounter_start(
         encounter=encounter, version=encounter.version, roller=roller(7, 5, 3, 2, 9, 4, 1), author=gm
     )
@@ -295,14 +303,15 @@ def test_rule_armor_tn_comes_from_the_targets_sheet(fight, gm):
     # The bandit's 5k3 keeps 9 + 8 + 6 = 23: a hit against Reflexes 3 alone (20), a miss in the armor.
     act(encounter, by_name["Bandit"], by_name["Bayushi Shinai"], {"raises": "0"}, 8, 9, 6, 2, 1, gm=gm)
     attack = FeedEntry.objects.get(label__endswith="Bandit attacks Bayushi Shinai")
-    assert "5k3 vs TN 25 (Armor TN 25): 23, miss" in attack.summary
+    assert "5k3 vs TN 30 (Armor TN 30): 23, miss" in attack.summary
     assert not FeedEntry.objects.filter(label__endswith="damages Bayushi Shinai").exists()
-    assert "Armor TN 25" in L5RCombat().summary(by_name["Bayushi Shinai"], for_gm=True)
+    assert "Armor TN 30, Reduction 5" in L5RCombat().summary(by_name["Bayushi Shinai"], for_gm=True)
 
 
 def test_rule_down_takes_no_attack(fight, gm, client_for):
-    """Seed l.46 (damage lands as Wounds); the seed has no wound chart. Reading: at Down (+40) a character
-    takes no Complex Actions, so it cannot attack; its turn only passes. Out ends its part in the fight."""
+    """Seed l.46 (damage lands as Wounds); the seed has no wound chart. 4th edition, Wounds: a character
+    who is Down "may only potentially take Free Actions ... and must spend a Void Point in order to be
+    able to do so": no attack, skill roll or contest; Out ends its part in the fight."""
     encounter, shinai, _ = fight
     L5RSheet.objects.filter(character=shinai).update(wounds=33)  # Earth 2: Down holds 31-34
     services.encounter_start(
@@ -311,14 +320,14 @@ def test_rule_down_takes_no_attack(fight, gm, client_for):
     encounter, by_name = reload(encounter)
     me, bandit = by_name["Bayushi Shinai"], by_name["Bandit"]
     assert encounter.combatants.order_by("position").first() == me
-    # Down still rolls (a contest, a skill roll), but takes no attack.
+    # Down: a Stance (no Action) and a Free Action paid with Void; the GM's own settings.
     offered = [a.key for a in L5RCombat().actions(encounter, me, list(by_name.values()))]
-    assert offered == ["contest", "skill", "task"]
+    assert offered == ["stance", "free", "scene", "task"]
     summary = L5RCombat().summary(me, for_gm=True)
     assert "Down +40; Out at 35) · no attacks or other Complex Actions" in summary
     page = client_for(gm).get(encounter.get_absolute_url())
     assert page.status_code == 200 and "no attacks or other Complex Actions" in page.content.decode()
-    assert "Raises called" not in page.content.decode()  # no attack form for the one whose turn it is
+    assert "Increased Damage raises" not in page.content.decode()  # no attack form on this turn
     katana = str(shinai.l5r_weapons.get(name="Katana").pk)
     attack = {"skill": "Kenjutsu", "weapon": katana, "raises": "0"}
     with pytest.raises(EncounterError, match="That action is not open to this combatant now."):
@@ -386,7 +395,7 @@ def test_rule_contested_roll(party, gm):
     assert [e.result["total"] for e in rolls] == [15, 15, 19, 12]
     assert rolls[2].label.endswith("(re-roll 1)")
     # Two raises: 19 against 12 beats it by 7, short of 10, so Shinai fails and the bandit prevails.
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(
         encounter,
         shinai,
@@ -400,7 +409,7 @@ def test_rule_contested_roll(party, gm):
     assert verdict.summary == "19 to 12, 2 raises declared: Bandit wins (Bayushi Shinai not ahead by 10)"
     assert verdict.result["outcome"] == "failure"
     # A tie that can stand; and a quick NPC has no Perception to roll.
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(
         encounter,
         shinai,
@@ -413,7 +422,7 @@ def test_rule_contested_roll(party, gm):
     assert FeedEntry.objects.filter(label__contains=": Contest of").latest("seq").summary == (
         "15 to 15: a tie, and it stands"
     )
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     with pytest.raises(EncounterError, match="Bandit's numbers have no Perception"):
         do(
             encounter,
@@ -451,7 +460,7 @@ def test_rule_contested_roll_of_several(party, gm):
     rolls = FeedEntry.objects.filter(label__contains="contested Agility").order_by("seq")
     assert [e.result["total"] for e in rolls] == [15, 15, 12, 12, 13, 21]
     # One raise: Shinai's 19 is only 2 ahead of Tishi's 17, so he fails and Tishi, the best of the rest, wins.
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(
         encounter,
         shinai,
@@ -466,7 +475,7 @@ def test_rule_contested_roll_of_several(party, gm):
         "19 to 12 to 17, 1 raise declared: Isawa Tishi wins (Bayushi Shinai not ahead by 5)"
     )
     # A tie at the top that the GM lets stand names who tied.
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(
         encounter,
         shinai,
@@ -501,7 +510,7 @@ def test_rule_cooperative_rolls(party, gm):
         "Lore 0 + Intelligence 2 unskilled, +2 from the helpers' ranks: u2k2+2 vs TN 20: 12, failure"
     )
     assert line.chance == str(rules.chance(2, 2, 20, explode=False, bonus=2))
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(
         encounter,
         shinai,
@@ -520,7 +529,7 @@ def test_rule_cooperative_rolls(party, gm):
     assert tishi_line.result["total"] == 10 and "+2" not in tishi_line.summary
     with pytest.raises(EncounterError, match="Tick the helpers"):
         do(
-            reload(encounter)[0],
+            around(encounter, gm)[0],
             shinai,
             "skill",
             {"skill": "Lore", "tn": "10", "cooperation": "group"},
@@ -547,16 +556,16 @@ def test_rule_cumulative_rolls(party, gm):
         "vs TN 15: 24, success"
         in FeedEntry.objects.get(label__endswith="Shinai: Stealth toward Sculpture").summary
     )
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(encounter, shinai, "skill", sculpt, (4, 3, 2, 1), gm=gm)  # 9: under the minimum, not counted
     assert FeedEntry.objects.filter(label__endswith="Sculpture: cumulative TN 60").latest("seq").summary == (
         "9 is under 15: it does not count; 36 of 60 to go"
     )
-    encounter, by_name = reload(encounter)
+    encounter, by_name = around(encounter, gm)
     do(encounter, shinai, "skill", sculpt, (10, 9, 9, 8, 1), gm=gm)  # (10 + 9) + 9 + 8 = 36: done
     done = FeedEntry.objects.filter(label__endswith="Sculpture: cumulative TN 60").latest("seq")
     assert done.summary == "36 counts: the task is done (60 reached)" and done.result["outcome"] == "success"
-    encounter, _ = reload(encounter)
+    encounter, _ = around(encounter, gm)
     assert encounter.state["l5r_tasks"][0]["remaining"] == 0
     assert encounter.state["l5r_tasks"][0]["totals"] == [24, 36]
     with pytest.raises(EncounterError, match="Counts toward: Select a valid choice"):

@@ -320,7 +320,9 @@ def test_dying_character_dies_from_any_new_damage_and_death_stays_on_the_sheet(c
     helsing.triad.refresh_from_db()
     assert helsing.triad.dead is True and helsing.triad.body == 8  # no roll was made: no dice used
     line = FeedEntry.objects.filter(label__contains="attacks Abraham").get()
-    assert "cannot defend" in line.summary and "Abraham Van Helsing dies" in line.result["changes"]
+    assert "cannot defend" in line.summary
+    # Issue 19: not "Body 8 -> 8 (9 damage)", which reads as if nothing happened: what happened.
+    assert line.result["changes"] == ["Abraham Van Helsing, dying, takes 9 damage and dies"]
     assert combat_for(encounter.campaign).is_out(by_name["Abraham Van Helsing"])
     # The encounter ends; the sheet still says so.
     encounter.refresh_from_db()

@@ -99,10 +99,13 @@ def test_gm_cannot_leave_own_campaign(campaign, gm, client_for):
 
 
 @pytest.mark.parametrize("method", ["get", "post"])
-def test_anonymous_is_sent_to_login_everywhere_but_the_landing_page(client, method):
-    for url in [reverse("dashboard"), reverse("campaign_create"), reverse("campaign_join", args=["x"])]:
+def test_anonymous_is_sent_to_login_everywhere_but_the_landing_page_and_an_invite(client, method, db):
+    for url in [reverse("dashboard"), reverse("campaign_create")]:
         assert login_redirect(getattr(client, method)(url))
     assert client.get(reverse("landing")).status_code == 200
+    # An invite link is the one other page open to a newcomer (tests/campaigns/test_invites.py); a token
+    # that opens nothing is a 404, whatever the method, and seats nobody.
+    assert getattr(client, method)(reverse("campaign_join", args=["x"])).status_code == 404
 
 
 def test_dashboard_lists_campaigns_by_role(make_campaign, gm, player, outsider, client_for):

@@ -2,6 +2,7 @@
 and table), with the odds shown; out of turn, or for someone else's character, the server refuses.
 The GM still acts for anyone. Every system is played through the panel's own URL with fixed dice."""
 
+import html
 import re
 from fractions import Fraction
 
@@ -16,18 +17,12 @@ from play.models import Encounter
 from rules import freefall as ff_rules
 from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
+from tests.campaigns.encounter import show_npc_numbers
 from tests.campaigns.test_consumers import open_socket
 from tests.conftest import HTMX
-from tests.npcs import L5R_BANDIT
+from tests.npcs import sample_npc
 
 pytestmark = pytest.mark.django_db
-
-NPCS = {
-    "triad": {"difficulty": 10, "weapon": "medium", "armor": "light"},
-    "fivebyfive": {"descriptors": {"Brute": 6, "Sneaky": 4}, "hp": 12, "weapon_db": 3, "armor_av": -1},
-    "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
-    "l5r": L5R_BANDIT,
-}
 
 
 def roller(*faces):
@@ -43,10 +38,7 @@ def make_fight(make_campaign, gm, player, other_player, system):
     encounter = services.encounter_create(campaign=campaign, name="Ambush")
     services.combatant_add_character(encounter=encounter, character=mine)
     services.combatant_add_character(encounter=encounter, character=theirs)
-    npc_data = dict(NPCS[system])
-    if system == "fivebyfive":
-        npc_data["shield"] = False
-    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=npc_data)
+    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=sample_npc(system))
     services.encounter_start(
         encounter=encounter, version=encounter.version, roller=roller(*(5,) * 60), author=gm
     )
@@ -99,12 +91,13 @@ def triad_fight(make_campaign, gm, player, other_player):
 
 def test_the_owner_attacks_on_their_own_turn_from_the_sheet(triad_fight, player, client_for, fixed_dice):
     campaign, encounter, mine, _, bandit = triad_fight
+    show_npc_numbers(campaign)  # the odds against the NPC tell its Difficulty
     actor = combatant(encounter, mine)
     client = client_for(player)
     sheet = client.get(mine.get_absolute_url()).content.decode()
     odds = shown_odds(sheet, "attack")
     fixed_dice(17)
-    response = post(client, encounter, actor, "attack", target=bandit, character=mine, ability="body")
+    response = post(client, encounter, actor, "attack", target=bandit, character=mine)
     assert response.status_code == 200
     attack = FeedEntry.objects.get(label=f"Ambush: {mine.name} attacks Bandit")
     assert attack.author == player and attack.result["dice"][0]["face"] == 17
@@ -158,22 +151,19 @@ def test_the_gm_acts_for_a_player_from_the_same_panel_route(triad_fight, gm, cli
 
 
 def test_the_gms_calls_are_not_the_players_to_make(triad_fight, gm, player, client_for, fixed_dice):
-    """Advantage from the scene is the GM's ruling: posted by a player it is ignored (the GM's own
-    form has it)."""
+    """Advantage from the scene and the score an attack rolls are the GM's rulings: not on the player's
+    form, and refused when a player posts them anyway (the GM's own form has them)."""
     campaign, encounter, mine, _, bandit = triad_fight
     page = client_for(player).get(reverse("turn_panel", args=[campaign.pk])).content.decode()
     assert "attack-advantages" not in page and "attack-disadvantages" not in page
     assert 'name="attack-advantages"' in client_for(gm).get(encounter.get_absolute_url()).content.decode()
     fixed_dice(17, 4)
-    post(
-        client_for(player),
-        encounter,
-        combatant(encounter, mine),
-        "attack",
-        target=bandit,
-        ability="body",
-        advantages="1",
+    refused = post(
+        client_for(player), encounter, combatant(encounter, mine), "attack", target=bandit, advantages="1"
     )
+    assert refused.status_code == 422 and "the GM's call" in html.unescape(refused.content.decode())
+    assert not FeedEntry.objects.filter(label=f"Ambush: {mine.name} attacks Bandit").exists()
+    post(client_for(player), encounter, combatant(encounter, mine), "attack", target=bandit)
     attack = FeedEntry.objects.get(label=f"Ambush: {mine.name} attacks Bandit")
     assert len(attack.result["dice"]) == 1  # no advantage die was rolled
 
@@ -245,6 +235,7 @@ def test_outside_a_fight_the_panel_is_an_empty_placeholder(make_campaign, player
 
 def test_the_odds_follow_the_inputs(make_campaign, gm, player, other_player, client_for):
     campaign, encounter, mine, _, bandit = make_fight(make_campaign, gm, player, other_player, "l5r")
+    show_npc_numbers(campaign)  # the odds against the NPC tell its Armor TN
     actor = combatant(encounter, mine)
     url = reverse("encounter_odds", args=[campaign.pk, encounter.pk])
     base = {
@@ -302,7 +293,6 @@ def test_a_freefall_player_declares_then_rolls_their_own_action(
             target=bandit,
             name="Shoot",
             dice="1",
-            difficulty=ff_rules.Difficulty.CHALLENGING.value,
             gear=weapon,
             prerequisite="gear",
             kind="physical",
@@ -327,6 +317,7 @@ def test_an_l5r_player_attacks_and_spends_void_on_their_turn(
     make_campaign, gm, player, other_player, client_for, fixed_dice
 ):
     campaign, encounter, mine, _, bandit = make_fight(make_campaign, gm, player, other_player, "l5r")
+    show_npc_numbers(campaign)  # the odds against the NPC tell its Armor TN
     client = client_for(player)
     katana = mine.l5r_weapons.get(name="Katana").pk
     odds = client.get(
@@ -383,7 +374,6 @@ def test_a_triad_player_spends_extra_effort_on_their_own_attack(triad_fight, pla
         "attack",
         target=bandit,
         character=mine,
-        ability="body",
         extra_effort="on",
     )
     assert response.status_code == 200

@@ -120,31 +120,6 @@ def test_the_chat_rate_limit_answers_429_with_retry_after(campaign, client_for, 
     assert FeedEntry.objects.count() == 1
 
 
-def test_the_rate_limit_window_opens_at_the_first_roll_not_on_the_clock(player, settings, monkeypatch):
-    # A window on the clock's multiples let a burst straddle two windows (CI once saw a fourth chat
-    # line of three allowed pass at a minute's turn); the window now opens at the user's first action.
-    from campaigns import services
-
-    settings.TABLE_RATE_LIMITS = {"roll": (2, 60)}
-    now = [119.5]  # the cache reads the same clock for its expiry
-    monkeypatch.setattr(services.time, "time", lambda: now[0])
-
-    def roll_at(moment):
-        now[0] = moment
-        services.rate_limit_check(user=player, action="roll")
-
-    roll_at(119.5)  # the window opens, until 179.5
-    roll_at(120.5)  # a clock-aligned window would have turned here
-    with pytest.raises(services.RateLimited) as third:
-        roll_at(121.0)
-    assert third.value.retry_after == 59  # 179.5 - 121.0, rounded up
-    assert "Try again in 59 s." in str(third.value)
-    with pytest.raises(services.RateLimited) as late:
-        roll_at(178.0)
-    assert late.value.retry_after == 2
-    roll_at(179.6)  # the window has closed: a new one opens
-
-
 def test_htmx_swaps_a_429_so_the_message_shows(client_for, player):
     # Without a responseHandling rule htmx drops a 429's body; base.html must swap it like a 422.
     page = client_for(player).get(reverse("dashboard")).content.decode()

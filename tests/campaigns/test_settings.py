@@ -1,6 +1,8 @@
-"""Production mode passes Django's deployment checks; the defaults need no services."""
+"""The default run is safe (no debug, this installation's own key); HTTPS mode passes Django's deployment
+checks; the defaults need no services."""
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -8,9 +10,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# What a deployment sets: each test starts without them, as a fresh `make run` does.
+DEPLOYMENT = {
+    "DJANGO_DEBUG",
+    "DJANGO_SECRET_KEY",
+    "DJANGO_ALLOWED_HOSTS",
+    "DJANGO_HTTPS",
+    "DJANGO_DATA_DIR",
+    "HOST",
+}
+
+
 def run_manage(*args, **env):
     # The browser tests allow sync ORM calls in their own process; a deployment check must not see that.
-    skip = {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    skip = {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "TABLETOP_STOCK", *DEPLOYMENT}
     full_env = {k: v for k, v in os.environ.items() if k not in skip}
     full_env.update(env)
     return subprocess.run(
@@ -23,23 +36,80 @@ def run_manage(*args, **env):
     )
 
 
-def test_production_mode_passes_check_deploy():
+def test_https_mode_passes_check_deploy():
     result = run_manage(
         "check",
         "--deploy",
         "--fail-level",
         "WARNING",
-        DJANGO_DEBUG="0",
+        DJANGO_HTTPS="1",
         DJANGO_SECRET_KEY="x" * 20 + "a-real-looking-secret-key-0123456789abcdef",
         DJANGO_ALLOWED_HOSTS="table.example.org",
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_production_mode_refuses_a_wildcard_host():
-    result = run_manage("check", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="k" * 60, DJANGO_ALLOWED_HOSTS="*")
+def test_a_wildcard_host_is_refused():
+    result = run_manage("check", DJANGO_SECRET_KEY="k" * 60, DJANGO_ALLOWED_HOSTS="*")
     assert result.returncode != 0
     assert "may not contain '*'" in result.stderr
+
+
+SHOW = (
+    "from django.conf import settings as s; "
+    "print(s.DEBUG, s.SECRET_KEY, s.MIDDLEWARE[0], ','.join(s.ALLOWED_HOSTS), s.SESSION_COOKIE_SECURE)"
+)
+
+
+def test_the_default_run_has_no_debug_and_a_key_of_its_own(tmp_path):
+    data = tmp_path / "data"
+    result = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DATA_DIR=str(data))
+    debug, key, first_middleware, hosts, secure_cookie = result.stdout.split()
+    assert debug == "False" and secure_cookie == "False"  # `make run` serves the room over plain HTTP
+    assert key == (data / "secret_key").read_text()
+    assert stat.S_IMODE((data / "secret_key").stat().st_mode) == 0o600
+    assert first_middleware == "django.middleware.security.SecurityMiddleware"
+    assert {"127.0.0.1", "localhost", "[::1]"} <= set(hosts.split(","))  # and this machine's LAN addresses
+    again = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DATA_DIR=str(data))
+    assert again.stdout.split()[1] == key
+    given = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_SECRET_KEY="e" * 50)
+    assert given.stdout.split()[1] == "e" * 50
+
+
+def test_workers_starting_at_once_agree_on_one_key(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in DEPLOYMENT}
+    env["DJANGO_DATA_DIR"] = str(tmp_path / "data")
+    code = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)"
+    workers = [
+        subprocess.Popen(  # noqa: S603 - this interpreter, fixed arguments
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    keys = {worker.communicate(timeout=120)[0].strip() for worker in workers}
+    assert keys == {(tmp_path / "data" / "secret_key").read_text()}
+
+
+def test_debug_is_asked_for_and_serves_this_machine_only():
+    refused = run_manage("check", DJANGO_DEBUG="1", HOST="0.0.0.0")  # noqa: S104 - a bind refused
+    assert refused.returncode != 0
+    assert "serves this machine only: start it with HOST=127.0.0.1" in refused.stderr
+    result = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DEBUG="1", HOST="127.0.0.1")
+    debug, _, first_middleware, hosts, _ = result.stdout.split()
+    assert debug == "True"
+    assert first_middleware == "campaigns.middleware.DebugServesLoopbackOnly"
+    assert hosts == "127.0.0.1,localhost,[::1]"
+
+
+def test_the_default_run_serves_its_static_files(client):
+    # Without DEBUG and without collectstatic (WhiteNoise from the static folders): the page can look right.
+    response = client.get("/static/css/app.css")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content)
 
 
 def test_embedded_default_is_sqlite_and_in_memory_layer():

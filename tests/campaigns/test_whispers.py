@@ -138,7 +138,7 @@ def test_a_whisper_is_marked_with_whom_it_is_for(table, player, other_player, ca
         ("/w other,zed,yan hello", "Nobody called “zed” or “yan” sits at this table."),
         ("/w", "Name who to whisper to"),
         ("/w   ", "Name who to whisper to"),
-        ("/w other", "Write something to whisper after the names."),
+        ("/w other", "Write something to whisper after the names"),
         ("/w player hello", "Name someone besides yourself to whisper to."),
         ("/w other [[2d6+]]", "In [[2d6+]]:"),
     ],
@@ -265,13 +265,17 @@ def test_ticking_a_name_in_the_dice_box_whispers_the_roll(table, player, other_p
 
 
 @pytest.mark.django_db
-def test_w_in_the_dice_box_and_names_ticked_add_up(table, player, other_player, carol, gm, client_for):
-    response = _post_roll(client_for(player), table, notation="/W Other 1d20+5", whisper_to=[carol.pk])
+def test_w_in_the_dice_box_whispers_to_its_names_alone_whatever_is_ticked(
+    table, player, other_player, carol, gm, client_for
+):
+    response = _post_roll(
+        client_for(player), table, notation="/W Other 1d20+5", visibility="gm", whisper_to=[carol.pk]
+    )
     assert response.status_code == 302
     entry = FeedEntry.objects.get()
     assert entry.visibility == WHISPER and entry.label == "1d20+5" and entry.request["notation"] == "1d20+5"
-    assert [user.username for user in entry.whisper_to] == ["carol", "other"]
-    assert seen_by(gm, table) == [entry]
+    assert [user.username for user in entry.whisper_to] == ["other"]
+    assert seen_by(gm, table) == [entry] and seen_by(carol, table) == []
 
 
 @pytest.mark.django_db
@@ -301,7 +305,6 @@ def test_after_a_whispered_roll_the_dice_box_keeps_the_names_ticked(table, playe
         ({"notation": "/w 1d20"}, "Nobody called “1d20” sits at this table.", "notation"),
         ({"notation": "/w"}, "Name who to whisper to", "notation"),
         ({"visibility": "whisper"}, "Choose who to whisper to.", "whisper"),
-        ({"visibility": "gm", "notation": "/w other d20"}, "choose Whisper", "whisper"),
         ({"whisper_to": ["999999"]}, "Tick only people seated at this table.", "whisper"),
     ],
 )

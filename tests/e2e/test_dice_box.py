@@ -86,3 +86,41 @@ def test_a_line_whose_exact_chance_is_out_of_reach_is_refused_on_the_field(new_p
     expect(page.locator("#id_notation")).to_have_value("10k10 vs 150")
     expect(page.locator("#feed li")).to_have_count(0)
     assert not violations
+
+
+def test_roll20_commands_roll_preview_and_are_listed_in_the_help(new_page, campaign, gm, player):
+    gm_page, _ = open_table(new_page, gm, campaign)
+    page, violations = open_table(new_page, player, campaign)
+    page.locator("#dice-commands summary").click()
+    help_list = page.locator("#dice-commands")
+    for command in (
+        "/r 1d20+5",
+        "/gr 1d20",
+        "/broll 1d20",
+        "/sr 1d20",
+        "/em draws her sword",
+        "/w alice 2d6",
+    ):
+        expect(help_list).to_contain_text(command)
+
+    page.locator("#id_notation").press_sequentially("/r 2d6", delay=40)
+    odds = page.locator("#dice-odds")
+    expect(odds.get_by_role("img", name="Chance of each total of 2d6")).to_be_visible()
+    expect(odds.locator("rect.dist-bar")).to_have_count(11)
+
+    page.locator("#id_notation").fill("/r 1d20 # attack")
+    page.get_by_role("button", name="Roll").click()
+    expect(page.locator("#id_notation")).to_have_value("")
+    expect(gm_page.locator("#feed .feed-roll").filter(has_text="attack")).to_have_count(1)
+
+    page.locator("#id_notation").fill("/gr 1d20 # secret door")
+    page.get_by_role("button", name="Roll").click()
+    expect(
+        gm_page.locator("#feed .feed-roll").filter(has_text="secret door").locator(".feed-vis")
+    ).to_have_text("GM only")
+    expect(page.locator("#dice-visibility")).to_have_value("public")  # /gr was for its line only
+
+    page.locator("#id_notation").fill("/me draws her sword")
+    page.get_by_role("button", name="Roll").click()
+    expect(gm_page.locator("#feed .feed-emote")).to_have_text("player draws her sword")
+    assert violations == []

@@ -174,3 +174,45 @@ def test_gm_plays_an_opposed_roll_a_team_task_and_extra_effort(new_page, table, 
     expect(log).to_contain_text("Body 8 -> 7 (extra effort)")
     helsing.triad.refresh_from_db()
     assert helsing.triad.body == 7
+
+
+def test_a_player_trips_the_foe_instead_of_hurting_it(new_page, table, gm, player, monkeypatch):
+    """Triad l.125 ("tripping (causing a target to fall prone)", declared before the roll) from the player's
+    turn panel; the score the attack rolls is the GM's call (l.22, l.33), so her form does not offer it."""
+    faces = []
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
+    helsing = table.characters.get(owner=player)
+    encounter = services.encounter_create(campaign=table, name="Crypt")
+    services.combatant_add_character(encounter=encounter, character=helsing)
+    services.combatant_add_npc(
+        encounter=encounter,
+        name="Ghoul",
+        cleaned_data={"difficulty": 10, "weapon": "medium", "armor": "light", "kind": "body"},
+    )
+    # His 3 and best ability 15 tie the ghoul's 15; the die breaks it: he acts first.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=Roller(FixedFaces([3])), author=gm
+    )
+
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(helsing.get_absolute_url())
+    panel = page.locator("#turn-panel")
+    attack = panel.locator("form.encounter-action", has_text="Attack").first
+    expect(attack.get_by_label("Instead of damage")).to_be_visible()
+    expect(attack.get_by_label("Ability (the GM's call)")).to_have_count(0)
+    attack.get_by_label("Instead of damage").select_option("trip")
+    faces[:] = [17]
+    attack.get_by_role("button", name="Attack").click()
+    expect(panel.locator(".turn-latest")).to_contain_text("Ghoul is knocked prone")
+
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(encounter.get_absolute_url())
+    expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text(
+        "Difficulty 10/10 · prone"
+    )
+    gm_page.get_by_role("button", name="Next turn").click()
+    expect(gm_page.get_by_role("heading", name="Ghoul's turn")).to_be_visible()
+    gm_page.get_by_role("button", name="Stand up").click()
+    expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 10/10")

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
+from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
 
@@ -21,6 +22,7 @@ SHOTS = os.environ.get("SCREENSHOT_DIR")
 def helsing(make_campaign, player, other_player):
     campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
     load_demo_characters(campaign, players=[player, other_player])
+    players_adjust_play_state(campaign)  # the player types Mind (sheets/policy.py)
     return campaign.characters.get(owner=player)
 
 
@@ -45,9 +47,9 @@ def test_edit_then_undo_from_the_history(new_page, helsing, player):
     expect(page.get_by_role("button", name="Edit Mind: 15")).to_be_visible()
 
 
-def test_undo_of_an_added_trait_takes_the_row_off(new_page, helsing, player):
+def test_undo_of_an_added_trait_takes_the_row_off(new_page, helsing, gm):
     page = new_page()
-    log_in(page, player.username, PASSWORD)
+    log_in(page, gm.username, PASSWORD)  # traits after creation are the GM's (sheets/policy.py)
     page.goto(helsing.get_absolute_url())
     page.get_by_label("Trait from the list").select_option("Deadly")
     page.get_by_role("button", name="Add trait").click()

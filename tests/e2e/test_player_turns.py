@@ -7,17 +7,23 @@ from playwright.sync_api import expect
 
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
+from sheets.registry import combat_for
+from tests.campaigns.encounter import show_npc_numbers
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
 from .session import current_name, encounter_with, shoot
 from .test_accessibility import audit
+from .test_reinforcements import fill_npc
 
 pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def fight(make_campaign, player, other_player):
     campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
+    # Her attack's odds against the Ghoul tell its Difficulty: players see them when the table shows NPC
+    # numbers (off, the default, hides both: tests/campaigns/test_npc_numbers.py).
+    show_npc_numbers(campaign)
     load_demo_characters(campaign, players=[player, other_player])
     encounter = encounter_with(
         campaign,
@@ -78,23 +84,29 @@ def test_a_player_takes_her_own_turn_and_everyone_sees_it(
     shoot(alice, "alice-sheet-1280", top=True)
     assert audit(alice, helsing.get_absolute_url()) == []
 
-    # Changing the ability prices the attack again.
+    # Changing her inputs prices the attack again (the score it rolls is the GM's call, not on her form).
+    expect(attack.get_by_label("Ability (the GM's call)")).to_have_count(0)
     before = attack.locator(".roll-chance").inner_text()
-    attack.get_by_label("Ability", exact=True).select_option("mind")
+    attack.get_by_label("A related (Adv.) trait").select_option(label="Occult")
     expect(attack.locator(".roll-chance")).not_to_have_text(before)
-    attack.get_by_label("Ability", exact=True).select_option("body")
+    attack.get_by_label("A related (Adv.) trait").select_option(label="None")
     expect(attack.locator(".roll-chance")).to_have_text(before)
 
     faces[:] = [17]  # a critical on Body: the Ghoul's Difficulty drops
     attack.get_by_role("button", name="Attack").click()
     line = f"Crypt: {helsing.name} attacks Ghoul"
     expect(alice.locator("#turn-panel .turn-latest")).to_contain_text(line)
+    # Focus stays with her turn (the Attack button again, or the panel that shows the result), never
+    # dropped on <body>.
+    expect(alice.locator("#turn-panel:focus-within")).to_have_count(1)
     expect(gm_page.locator("#encounter-log")).to_contain_text(line)
     expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).not_to_have_text(
         "Difficulty 10/10"
     )
     expect(bob.locator("#feed")).to_contain_text(line)
-    expect(bob.locator("#encounter-panel [data-combatant='Ghoul'] .combatant-summary")).to_have_text("hurt")
+    expect(bob.locator("#encounter-panel [data-combatant='Ghoul'] .combatant-summary")).to_contain_text(
+        "Difficulty"
+    )
 
     # The GM moves on: alice's "Your turn" goes away live.
     gm_page.get_by_role("button", name="Next turn").click()
@@ -120,3 +132,40 @@ def test_a_player_takes_her_own_turn_and_everyone_sees_it(
     alice.goto(helsing.get_absolute_url())
     shoot(alice, "alice-sheet-390", top=True)
     assert audit(alice, helsing.get_absolute_url()) == []
+
+
+
+def test_a_choice_on_her_turn_outlives_a_refresh_of_the_panel(new_page, fight, gm, player, monkeypatch):
+    # Alice, at the table, ticks Extra effort for her attack; before she presses Attack the GM brings in
+    # a second ghoul and her turn panel is fetched again: it is morphed in, so the new target arrives
+    # and her tick, not yet sent, stays.
+    campaign, encounter = fight
+    monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces([3] * 6))
+    helsing = campaign.characters.get(owner=player)
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(encounter.get_absolute_url())
+    gm_page.get_by_role("button", name="Roll initiative and start").click()
+    expect(gm_page.locator(".encounter-round")).to_have_text("1")
+    while current_name(encounter) != helsing.name:
+        now = current_name(encounter)
+        gm_page.get_by_role("button", name="Next turn").click()
+        expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
+
+    alice = new_page()
+    log_in(alice, player.username, PASSWORD)
+    alice.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(alice.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    attack = alice.locator("#turn-panel form.encounter-action", has_text="Attack").first
+    effort = attack.get_by_label("Extra effort", exact=False)
+    effort.check()
+
+    reinforcements = gm_page.locator("section.reinforcements")
+    reinforcements.get_by_label("NPC name").fill("Second ghoul")
+    fill_npc(gm_page, combat_for(campaign).sample_npc())
+    reinforcements.get_by_role("button", name="NPC joins the fight").click()
+
+    expect(attack.get_by_label("Target").locator("option", has_text="Second ghoul")).to_have_count(1)
+    expect(effort).to_be_checked()
+    status = alice.get_by_role("status").filter(has_text="Your turn")
+    expect(status).to_have_text(f"Your turn: {helsing.name}")

@@ -1,10 +1,15 @@
-"""Live and private, in Debian's chromium: a rate-limited roll says so in the dice box, and logging
-out in another tab closes the table's socket at once and sends the next click to a whole login page."""
+"""Live and private, in Debian's chromium: a rate-limited roll says so in the dice box (a sheet's roll
+beside its button), and logging out in another tab closes the table's socket at once and sends the
+next click to a whole login page."""
 
 import pytest
 from playwright.sync_api import expect
 
+from sheets.demo import load_demo_characters
+from tests.conftest import PASSWORD
 from tests.e2e.test_table import open_table, roll_in_dice_box
+
+from .conftest import log_in
 
 pytestmark = pytest.mark.e2e
 
@@ -38,3 +43,22 @@ def test_logging_out_in_another_tab_ends_the_table_and_the_next_click_loads_the_
     # A whole login page, not a login form inside the dice box.
     expect(table.locator("#dice-box")).to_have_count(0)
     expect(table.get_by_role("button", name="Log in")).to_be_visible()
+
+
+def test_a_rate_limited_sheet_roll_says_so_beside_its_button(
+    new_page, campaign, player, other_player, settings
+):
+    # The limiter's own 429 (campaigns/middleware.py) swaps nothing; app.js puts its message by the control.
+    load_demo_characters(campaign, players=[player, other_player])
+    settings.TABLE_RATE_LIMITS = {"roll_button": (1, 60)}
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    page.goto(campaign.characters.get(owner=player).get_absolute_url())
+    body = page.locator("[data-roll-key='ability:body']")
+    body.click()
+    expect(page.locator("#roll-result .feed-entry")).to_be_visible()
+    with page.expect_response(lambda response: response.status == 429):
+        body.click()
+    note = page.locator(".rate-limited[role='alert']")
+    expect(note).to_contain_text("Slow down: at most 1 rolls every 60 seconds")
+    expect(page.locator("#roll-result .feed-entry")).to_have_count(1)  # the first roll's result stays

@@ -1,5 +1,7 @@
 """The GM asks for a roll at the table; the prompt shows live on the sheet, the answer on the GM's."""
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
@@ -141,3 +143,41 @@ def test_gm_asks_two_players_and_sends_the_group_result(
     log_in(player_table, player.username, PASSWORD)
     player_table.goto(f"/campaigns/{campaign.pk}/table/")
     expect(player_table.locator("#feed")).to_contain_text("2 of 2 answered")
+
+
+def test_a_player_who_keeps_the_table_open_sees_the_prompt_there_and_answers_it(
+    new_page, make_campaign, gm, player, other_player, monkeypatch
+):
+    campaign = make_campaign("triad", players=[player, other_player], name="Night Watch")
+    load_demo_characters(campaign, players=[player, other_player])
+    monkeypatch.setattr("play.request_views.system_random", lambda: FixedFaces([16]))
+
+    players_table = new_page(width=390, height=844)
+    log_in(players_table, player.username, PASSWORD)
+    players_table.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(players_table.locator("#table-status")).to_have_text("Live")
+
+    gm_table = new_page()
+    log_in(gm_table, gm.username, PASSWORD)
+    gm_table.goto(f"/campaigns/{campaign.pk}/table/")
+    gm_table.locator("#requests-gm summary").click()
+    gm_table.locator("#requests-gm input[name=characters]").first.check()
+    gm_table.locator("#requests-gm #id_label").fill("Read the ancient text")
+    gm_table.locator("#requests-gm #id_roll_key").select_option("ability:mind")
+    gm_table.locator("#requests-gm #id_difficulty").fill("16")
+    gm_table.locator("#requests-gm").get_by_role("button", name="Ask").click()
+
+    # No reload: the prompt arrives on the player's table page, and is answered from there.
+    prompt = players_table.locator(".roll-prompt")
+    expect(prompt).to_contain_text("The GM asks Abraham Van Helsing: Read the ancient text")
+    shots = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at it after a run
+    shots.mkdir(exist_ok=True)
+    prompt.scroll_into_view_if_needed()
+    players_table.screenshot(path=str(shots / "table-request-phone.png"), full_page=True)
+    prompt.get_by_role("button", name="Mind 15").click()
+    expect(prompt).to_have_count(0)
+    answered = players_table.locator(".request-answered")
+    expect(answered).to_contain_text("You rolled for the GM’s “Read the ancient text”")
+    answer = gm_table.locator(".request-answer", has_text="Abraham Van Helsing")
+    expect(answer).to_contain_text("16 vs 16")
+    expect(players_table.locator("#feed")).to_contain_text("Abraham Van Helsing: Mind (Mind 15)")

@@ -49,10 +49,14 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     panel.get_by_label("Dice").fill("3d6+2 vs 14")
     panel.get_by_role("button", name="Save").click()
     expect(panel).to_contain_text("Saved “Stake”.")
-    panel.get_by_role("button", name="Stake 3d6+2 vs 14").click()
+    stake = panel.get_by_role("button", name="Stake 3d6+2 vs 14")
+    expect(stake).to_contain_text("37.5%")  # its odds, as the dice box prices the line
+    stake.click()
 
-    # The roller sees the result where sheet rolls show theirs, and in the sheet's recent rolls.
+    # The roller sees the result where sheet rolls show theirs, and in the sheet's recent rolls; focus
+    # is back on the button that rolled, ready for the next.
     expect(sheet.locator("#roll-result")).to_contain_text("= 17")
+    expect(stake).to_be_focused()
     expect(sheet.locator("#recent-rolls")).to_contain_text("3d6+2 vs 14")
     sheet.screenshot(path=str(SHOTS / "saved-rolls-sheet-phone.png"), full_page=True)
 
@@ -74,6 +78,7 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     expect(saved).to_contain_text("Abraham Van Helsing")
     saved.get_by_role("button", name="Stake 3d6+2 vs 14").click()
     expect(saved).to_contain_text("Rolled “Stake”.")
+    expect(saved.get_by_role("button", name="Stake 3d6+2 vs 14")).to_be_focused()  # the panel came back
     expect(own_table.locator("#feed .feed-entry")).to_have_count(2)
     expect(table.locator("#feed .feed-entry")).to_have_count(2)
     own_table.screenshot(path=str(SHOTS / "saved-rolls-table-desktop.png"), full_page=True)

@@ -106,7 +106,7 @@ def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, o
     bandit.get_by_label("Resolve at once").check()  # the GM's dodge here (tests/e2e/test_defence.py asks)
     faces[:] = [2, 3, 3, 4, 3]
     bandit.get_by_role("button", name="Attack").click()
-    expect(alice.get_by_role("button", name="Edit HP: 9")).to_be_visible()
+    expect(alice.locator(".editable[data-path='hp']")).to_have_text("9")  # play state: no editor of hers
     expect(bob.locator("#encounter-panel")).to_contain_text("HP 9/12")
     gm_page.get_by_role("button", name="Next turn").click()
 
@@ -134,7 +134,7 @@ def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, o
     faces[:] = [6, 2, 4]
     shoot(carol, "fbf-carol-turn-390")
     heal.get_by_role("button", name="Heal").click()
-    expect(alice.get_by_role("button", name="Edit HP: 12")).to_be_visible()
+    expect(alice.locator(".editable[data-path='hp']")).to_have_text("12")
     expect(gm_page.locator(f"[data-combatant='{larry.name}'] .combatant-summary")).to_contain_text("HP 12/12")
     gm_page.get_by_role("button", name="End encounter").click()
 

@@ -11,6 +11,7 @@ from sheets.demo import load_demo_characters
 from sheets.models import Character
 from sheets.systems.fivebyfive.models import FiveByFiveSheet
 from tests.conftest import PASSWORD
+from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
 
@@ -29,6 +30,7 @@ def slots(page) -> list[str]:
 
 def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     campaign = make_campaign("fivebyfive", players=[player], name="Salt Road")
+    players_adjust_play_state(campaign)  # the player types current HP (sheets/policy.py)
     page = new_page(width=1280, height=900)
     log_in(page, "player", PASSWORD)
     page.goto(f"/campaigns/{campaign.pk}/characters/new/")
@@ -147,6 +149,7 @@ def test_gm_lets_time_pass_for_a_dying_character_and_the_player_rests(
     """Five by Five l.399-401 (a dying character loses 1 HP every 10 + HP minutes) and l.458-459 (1 HP a day
     of natural recovery), in the browser."""
     campaign = make_campaign("fivebyfive", players=[player, other_player], name="Salt Flats")
+    players_adjust_play_state(campaign)  # the player rests (sheets/policy.py)
     load_demo_characters(campaign, players=[player, other_player])
     larry = campaign.characters.get(name="Larry Booker")
     FiveByFiveSheet.objects.filter(character=larry).update(hp=-1)

@@ -11,6 +11,7 @@ from sheets.demo import load_demo_characters
 from sheets.models import Character
 from sheets.systems.freefall.models import FreeFallGear
 from tests.conftest import PASSWORD
+from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
 
@@ -31,7 +32,8 @@ def freefall_table(make_campaign, player):
 
 
 def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, player, monkeypatch):
-    """The player types the build; harm and the rest of the play state are the GM's (docs/rules.md)."""
+    """The player builds; after creation the build and the play state are the GM's to type, with the
+    table's option off (docs/rules.md, "Who changes what by hand")."""
     page = new_page()
     log_in(page, player.username, PASSWORD)
     page.goto(freefall_table.get_absolute_url())
@@ -61,15 +63,20 @@ def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, play
     expect(page.get_by_role("heading", name="Vesna Kade")).to_be_visible()
     expect(page.locator("#ff-body-numbers")).to_contain_text("4/ 4")
 
-    # Edit the build in place (click, type, Enter): BODY permanent 5 -> 6; below its binding is refused.
-    page.get_by_role("button", name="Edit BODY permanent: 5").click()
-    permanent = editor(page, "body_perm").get_by_label("BODY permanent", exact=True)
+    # The GM edits the build in place (click, type, Enter): BODY permanent 5 -> 6; below its binding is
+    # refused. The player's page offers no editor for it, and follows live.
+    expect(page.get_by_role("button", name="Edit BODY permanent: 5")).to_have_count(0)
+    gm_page = new_page()
+    log_in(gm_page, freefall_table.gm.username, PASSWORD)
+    gm_page.goto(page.url)
+    gm_page.get_by_role("button", name="Edit BODY permanent: 5").click()
+    permanent = editor(gm_page, "body_perm").get_by_label("BODY permanent", exact=True)
     permanent.fill("0")
     permanent.press("Enter")
-    expect(page.get_by_role("alert").filter(has_text="cannot go below 1")).to_be_visible()
-    page.get_by_label("BODY permanent", exact=True).fill("6")
-    page.get_by_label("BODY permanent", exact=True).press("Enter")
-    expect(page.get_by_role("button", name="Edit BODY permanent: 6")).to_be_visible()
+    expect(gm_page.get_by_role("alert").filter(has_text="cannot go below 1")).to_be_visible()
+    gm_page.get_by_label("BODY permanent", exact=True).fill("6")
+    gm_page.get_by_label("BODY permanent", exact=True).press("Enter")
+    expect(gm_page.get_by_role("button", name="Edit BODY permanent: 6")).to_be_visible()
     expect(page.locator("#ff-body-numbers")).to_contain_text("5/ 5")
 
     # Spending is play: the Spend button, after that in-place edit (its form sends the newer version).
@@ -88,9 +95,6 @@ def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, play
     expect(page.locator("#ff-body-spent .editable-value")).to_have_text("3")
 
     # The GM fills slot 1 with a select; the player's sheet shows it, and the pool shrinks to 4 dice.
-    gm_page = new_page()
-    log_in(gm_page, freefall_table.gm.username, PASSWORD)
-    gm_page.goto(page.url)
     gm_page.get_by_role("button", name="Edit Harm slot 1 state: Empty").click()
     editor(gm_page, "harm1_state").get_by_label("Harm slot 1 state", exact=True).select_option("temp")
     expect(gm_page.get_by_role("button", name="Edit Harm slot 1 state: Temp")).to_be_visible()
@@ -128,12 +132,13 @@ def test_build_edit_and_roll_a_freefall_character(new_page, freefall_table, play
     expect(page.locator(".roll-button", has_text="Needle (compromised)")).to_be_visible()
 
     # The roll moved the sheet's version on, out of band even though the dice option's change event
-    # refreshed the buttons at the same moment: the next edit saves instead of reporting a conflict.
-    page.get_by_role("button", name="Edit GHOST permanent: 6").click()
-    editor(page, "ghost_perm").get_by_label("GHOST permanent", exact=True).fill("7")
-    page.get_by_label("GHOST permanent", exact=True).press("Enter")
-    expect(page.get_by_role("button", name="Edit GHOST permanent: 7")).to_be_visible()
-    expect(page.locator("#ff-ghost-numbers")).to_contain_text("7/ 7")
+    # refreshed the buttons at the same moment: the next edit (the notes, the player's own) saves
+    # instead of reporting a conflict.
+    page.get_by_role("button", name=re.compile("^Edit Notes")).click()
+    notes = page.locator(".sheet-notes textarea[name=value]")
+    notes.fill("Owes Ilya a favour")
+    notes.press("Control+Enter")
+    expect(page.locator(".sheet-notes")).to_contain_text("Owes Ilya a favour")
 
 
 def test_rows_as_needed_and_gear_changed_after_creation(new_page, freefall_table, player):
@@ -177,8 +182,10 @@ def test_rows_as_needed_and_gear_changed_after_creation(new_page, freefall_table
 
 
 def test_repair_a_broken_item_from_the_sheet(new_page, freefall_table, player):
-    """The gear list's Repair button (rules.repair_gear) sets a broken item back to intact, in the history."""
+    """The gear list's Repair button (rules.repair_gear) sets a broken item back to intact, in the history:
+    the player's, where the table lets players adjust their own play state (sheets/policy.py)."""
     load_demo_characters(freefall_table, players=[player])
+    players_adjust_play_state(freefall_table)
     character = freefall_table.characters.filter(owner=player).first()
     item = character.ff_gear.order_by("pk").first()
     item.condition = FreeFallGear.Condition.BROKEN
@@ -188,13 +195,10 @@ def test_repair_a_broken_item_from_the_sheet(new_page, freefall_table, player):
     page.goto(character.get_absolute_url())
     page.screenshot(path="/tmp/l5r-ff-freefall-repair.png", full_page=True)  # noqa: S108 - looked at by hand
     # An in-place edit first moves the sheet's version on; the Repair form then sends the newer one.
-    perm = character.freefall.body_perm
-    page.get_by_role("button", name=f"Edit BODY permanent: {perm}").click()
-    editor(page, "body_perm").get_by_label("BODY permanent", exact=True).fill(str(perm + 1))
-    page.get_by_label("BODY permanent", exact=True).press("Enter")
-    expect(page.get_by_role("button", name=f"Edit BODY permanent: {perm + 1}")).to_be_visible()
-    condition_editor = page.get_by_role("button", name=re.compile(f"^Edit {re.escape(item.name)} condition"))
-    expect(condition_editor).to_have_count(0)
+    page.get_by_role("button", name="Edit BODY spent: 0").click()
+    editor(page, "body_spent").get_by_label("BODY spent", exact=True).fill("1")
+    page.get_by_label("BODY spent", exact=True).press("Enter")
+    expect(page.get_by_role("button", name="Edit BODY spent: 1")).to_be_visible()
     button = page.get_by_role("button", name=f"Repair {item.name}")
     expect(button).to_be_visible()
     button.click()

@@ -10,6 +10,7 @@ from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from sheets.systems.triad.models import TriadSheet
 from tests.conftest import PASSWORD
+from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
 from .test_accessibility import audit
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def triad_table(make_campaign, player):
-    return make_campaign("triad", players=[player], name="Castle Night")
+    campaign = make_campaign("triad", players=[player], name="Castle Night")
+    players_adjust_play_state(campaign)  # the player types Body (sheets/policy.py)
+    return campaign
 
 
 def test_build_edit_and_roll_a_triad_character(new_page, triad_table, player):
@@ -69,15 +72,17 @@ def test_build_edit_and_roll_a_triad_character(new_page, triad_table, player):
     result = page.locator("#roll-result .feed-entry")
     expect(result).to_be_visible()
     expect(result.locator(".die")).to_have_count(1)
-    entry = FeedEntry.objects.get()
+    entry = FeedEntry.objects.latest("seq")  # the roll; before it, the GM's line about Body typed by hand
     assert entry.character_name == "Mina Harker" and entry.request["difficulty"] == 16
     expect(result).to_contain_text(entry.summary)
 
 
-def test_rest_and_a_new_trait_on_an_existing_sheet(new_page, make_campaign, player, other_player):
-    """Triad l.103 (rest, the player divides the points) and l.199 (traits), in the browser."""
+def test_rest_and_a_new_trait_on_an_existing_sheet(new_page, make_campaign, gm, player, other_player):
+    """Triad l.103 (rest, the player divides the points) and l.199 (traits: after creation the GM's), in
+    the browser."""
     campaign = make_campaign("triad", players=[player, other_player], name="Castle Day")
     load_demo_characters(campaign, players=[player, other_player])
+    players_adjust_play_state(campaign)  # the player rests (sheets/policy.py)
     helsing = campaign.characters.get(name="Abraham Van Helsing")
     TriadSheet.objects.filter(character=helsing).update(body=4, mind=10)
     page = new_page()
@@ -94,11 +99,15 @@ def test_rest_and_a_new_trait_on_an_existing_sheet(new_page, make_campaign, play
     page.get_by_role("button", name="Rest", exact=True).click()
     expect(page.locator("#messages")).to_contain_text("Body 4 -> 5, Mind 10 -> 12")
     expect(page.get_by_role("button", name="Edit Body: 5")).to_be_visible()
+    expect(page.get_by_role("button", name="Add trait")).to_have_count(0)
 
-    page.get_by_label("Trait from the list").select_option("Deadly")
-    page.get_by_role("button", name="Add trait").click()
-    expect(page.locator("#messages")).to_contain_text("Added Deadly.")
-    expect(page.locator("#traits-heading + ul")).to_contain_text("Deadly")
+    gm_page = new_page()
+    log_in(gm_page, gm.username, PASSWORD)
+    gm_page.goto(helsing.get_absolute_url())
+    gm_page.get_by_label("Trait from the list").select_option("Deadly")
+    gm_page.get_by_role("button", name="Add trait").click()
+    expect(gm_page.locator("#messages")).to_contain_text("Added Deadly.")
+    expect(page.locator("#traits-heading + ul")).to_contain_text("Deadly")  # live on the player's page
 
 
 # Set to a folder to keep screenshots of the pages these tests change, for a look.

@@ -406,14 +406,14 @@ def test_condition(hp, state):
 def test_dying_clock_examples():
     # "A character with -1 HP will be at -2 HP in 9 minutes. At -9 HP ... only 1 minute left"
     assert f.minutes_to_next_loss(-1) == 9
-    assert f.hp_after_bleeding(-1, 9) == -2
-    assert f.hp_after_bleeding(-1, 8) == -1
+    assert f.bleed(-1, 9)[0] == -2
+    assert f.bleed(-1, 8)[0] == -1
     assert f.minutes_to_next_loss(-9) == 1 and f.minutes_to_death(-9) == 1
-    assert f.hp_after_bleeding(-9, 1) == -10
-    assert f.minutes_to_death(-1) == 45 and f.hp_after_bleeding(-1, 45) == -10
-    assert f.hp_after_bleeding(-1, 10_000) == -10
+    assert f.bleed(-9, 1)[0] == -10
+    assert f.minutes_to_death(-1) == 45 and f.bleed(-1, 45)[0] == -10
+    assert f.bleed(-1, 10_000)[0] == -10
     assert f.minutes_to_next_loss(0) is None and f.minutes_to_death(3) is None
-    assert f.hp_after_bleeding(0, 500) == 0  # unconscious but stable
+    assert f.bleed(0, 500)[0] == 0  # unconscious but stable
 
 
 def test_hp_changes_and_recovery():
@@ -667,3 +667,19 @@ def test_caps_block_improvement():
 def test_rules_never_import_django():
     src = Path(f.__file__).read_text()
     assert "django" not in src.lower()
+
+
+def test_an_attack_rolled_in_two_halves_is_the_same_attack():
+    """Five by Five l.358-361, l.500-503: a hit target's player declares the dodge after the to-hit, so an
+    encounter rolls the halves apart (``roll_to_hit``, then ``roll_after_hit``): the same faces give the
+    same hit, dodge and damage as ``roll_attack`` at once."""
+    for faces, dodge in (((1, 2, 4, 5, 3), 6), ((1, 2, 1, 1), 6), ((1, 1, 6, 2), None)):
+        whole = f.roll_attack(fixed(*faces), attack=4, db=3, av=-2, dodge=dodge, damage_token=True)
+        roller = fixed(*faces)
+        hit = f.roll_to_hit(roller, 4, damage_token=True)
+        after = f.roll_after_hit(roller, db=3, av=-2, dodge=dodge, damage_token=True)
+        assert (hit, after.dodge, after.damage) == (whole.hit, whole.dodge, whole.damage)
+    with pytest.raises(ValueError, match="one roll"):
+        f.roll_to_hit(fixed(1, 1), 4, attack_token=True, damage_token=True)
+    with pytest.raises(ValueError):
+        f.roll_after_hit(fixed(1), db=1, av=3)  # AV is 0 or the table's negative values

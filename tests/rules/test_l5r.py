@@ -518,3 +518,122 @@ def test_rules_package_never_imports_django():
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
             assert not any(name.split(".")[0] == "django" for name in names)
+
+
+# --------------------------------------------------------------------------- the skirmish (4th edition)
+# The seed stops before combat ("Maneuvers in combat (described later in this chapter)", l.26); each
+# test names the 4th-edition rule it plays (Book of Earth, Skirmishes).
+
+
+def test_rule_armor_reduction_off_every_damage_roll():
+    """4th edition, Armor: light armor +5 to the Armor TN with Reduction 3, heavy +10 with Reduction 5;
+    Reduction is subtracted from every damage roll. A katana (3k2) with Strength 2 rolls 5k2: 9 + 7 = 16,
+    and heavy armor lets 11 wounds through."""
+    assert [(a.name, a.bonus, a.reduction) for a in l5r.ARMORS] == [
+        ("None", 0, 0),
+        ("Light armor", 5, 3),
+        ("Heavy armor", 10, 5),
+    ]
+    damage = l5r.roll_pool(Roller(FixedFaces([9, 7, 3, 2, 1])), l5r.damage_pool(l5r.WEAPONS[2], 2))
+    assert (damage.notation, damage.total) == ("5k2", 16)
+    assert l5r.reduced_damage(damage.total, 5) == 11
+    assert l5r.reduced_damage(4, 5) == 0  # all absorbed, never negative
+    assert l5r.armor_tn(3, armor=10) == 30
+    with pytest.raises(RulesError):
+        l5r.reduced_damage(10, -1)
+
+
+def _refusal(kind, *, spent=0, stance=l5r.Stance.ATTACK, wounds=0, attack=False, void_left=2):
+    level = l5r.wound_rank(wounds, 2)
+    return l5r.action_refusal(
+        kind, spent=spent, stance=stance, level=level, attack=attack, void_left=void_left
+    )
+
+
+def test_rule_one_complex_or_two_simple_actions_a_turn():
+    """4th edition, Actions: a character may take "One Complex Action + Free Actions" or "Two Simple
+    Actions + Free Actions" on its Turn."""
+    simple, complex_, free = l5r.ActionKind.SIMPLE, l5r.ActionKind.COMPLEX, l5r.ActionKind.FREE
+    assert _refusal(complex_) == "" and _refusal(simple, spent=1) == ""
+    assert "one Simple Action left" in _refusal(complex_, spent=1)
+    assert "nothing but Free Actions left" in _refusal(simple, spent=2)
+    assert _refusal(free, spent=2) == ""
+
+
+def test_rule_down_takes_free_actions_paid_with_void_and_out_none():
+    """4th edition, Wounds: Down "may only potentially take Free Actions ... and must spend a Void Point in
+    order to be able to do so"; Out is "immobile, unconscious"."""
+    simple, complex_, free = l5r.ActionKind.SIMPLE, l5r.ActionKind.COMPLEX, l5r.ActionKind.FREE
+    down, out = 33, 36  # Earth 2: Down holds 31-34, Out 35-38
+    assert "Free Actions only" in _refusal(complex_, wounds=down, attack=True)
+    assert "Free Actions only" in _refusal(simple, wounds=down)
+    assert _refusal(free, wounds=down, void_left=1) == ""
+    assert "none is left" in _refusal(free, wounds=down, void_left=0)
+    assert "no actions at all" in _refusal(free, wounds=out)
+    assert "no actions at all" in _refusal(free, wounds=40)  # Dead
+
+
+def test_rule_stances_limit_actions():
+    """4th edition, Stances: Full Attack takes "no Simple or Complex Actions other than those used to make
+    attacks"; Defense may not attack; Full Defense's roll "is considered a Complex Action, so ... only Free
+    Actions"; Center "forfeits all Actions"; a prone character "may only adopt the Defense or Attack"."""
+    simple, complex_ = l5r.ActionKind.SIMPLE, l5r.ActionKind.COMPLEX
+    full_attack, defense = l5r.Stance.FULL_ATTACK, l5r.Stance.DEFENSE
+    assert _refusal(complex_, stance=full_attack, attack=True) == ""
+    assert "attacks" in _refusal(simple, stance=full_attack)
+    assert "no attacks" in _refusal(complex_, stance=defense, attack=True)
+    assert _refusal(complex_, stance=defense) == ""
+    assert "Free Actions only" in _refusal(simple, stance=l5r.Stance.FULL_DEFENSE)
+    assert "forfeit" in _refusal(simple, stance=l5r.Stance.CENTER)
+    assert "Prone" in l5r.stance_refusal(full_attack, prone=True)
+    assert l5r.stance_refusal(defense, prone=True) == "" and l5r.stance_refusal(full_attack) == ""
+
+
+def test_rule_stances_on_attacks_and_the_armor_tn():
+    """4th edition, Stances: Full Attack "+2k1 to attack rolls" and "Armor TN is reduced by 10", never a
+    ranged attack; Defense adds "their Air Ring plus their Defense Skill Rank"; Full Defense makes "a
+    Defense / Reflexes roll and adds half of the total (rounding up)"; Center gives next round "1k1 plus his
+    Void Ring on any one roll" (reading: +1k1 and +Void to the total)."""
+    pool = l5r.skill_pool(3, 2, attack=True)  # Kenjutsu 2 + Agility 3
+    assert l5r.stance_attack_pool(pool, l5r.Stance.FULL_ATTACK, ranged=False).notation == "7k4"
+    assert l5r.stance_attack_pool(pool, l5r.Stance.ATTACK, ranged=True) == pool
+    with pytest.raises(RulesError, match="ranged"):
+        l5r.stance_attack_pool(pool, l5r.Stance.FULL_ATTACK, ranged=True)
+    with pytest.raises(RulesError, match="No attacks"):
+        l5r.stance_attack_pool(pool, l5r.Stance.DEFENSE, ranged=False)
+    assert l5r.stance_armor_bonus(l5r.Stance.FULL_ATTACK) == -10
+    assert l5r.stance_armor_bonus(l5r.Stance.DEFENSE, air=3, defense=1) == 4
+    assert l5r.stance_armor_bonus(l5r.Stance.ATTACK, air=3, defense=1) == 0
+    # Defense 1 + Reflexes 3 = 4k3: 9 + 8 + 6 = 23, half rounded up is 12.
+    defence = l5r.roll_pool(Roller(FixedFaces([9, 8, 6, 2])), l5r.full_defense_pool(3, 1))
+    assert defence.total == 23 and l5r.full_defense_bonus(defence.total) == 12
+    assert l5r.stance_armor_bonus(l5r.Stance.FULL_DEFENSE, full_defense=12) == 12
+    assert l5r.center_pool(pool, 2).notation == "6k4+2"
+    assert l5r.prone_attack_pool(pool).notation == "3k3"  # -2k0, never more kept than rolled
+
+
+def test_rule_maneuvers_by_raises():
+    """4th edition, Maneuvers: Called Shot 1-4 Raises (limb, hand or foot, head, eye), Disarm 3 (only
+    2k1 damage, no Strength), Extra Attack 5, Feint 2 ("half the amount by which the ... attack roll
+    exceeded the target's Armor TN (taking the 2 Raises ... into account) is added to the damage roll ...
+    to a maximum ... five times the character's Insight Rank"), Knockdown 2; Increased Damage +1k0 each."""
+    assert {m.key: m.raises for m in l5r.MANEUVERS} == {
+        "called_limb": 1,
+        "called_hand": 2,
+        "called_head": 3,
+        "called_eye": 4,
+        "disarm": 3,
+        "extra_attack": 5,
+        "feint": 2,
+        "knockdown": 2,
+    }
+    assert l5r.maneuver_raises("feint", 1) == 3 and l5r.maneuver_raises("", 2) == 2
+    with pytest.raises(RulesError, match="2k1"):
+        l5r.maneuver_raises("disarm", 1)
+    with pytest.raises(RulesError, match="not a maneuver"):
+        l5r.maneuver_raises("backflip")
+    assert l5r.DISARM_DAMAGE.notation == "2k1"
+    # TN 20 + 10 for the Feint's raises = 30; a roll of 37 beats it by 7: +3 (rounded down).
+    assert l5r.feint_bonus(37, 30, 1) == 3
+    assert l5r.feint_bonus(60, 30, 1) == 5  # capped at 5 x Insight Rank 1
+    assert l5r.feint_bonus(29, 30, 2) == 0

@@ -30,6 +30,9 @@ from rules.notation import (
     roll,
     to_notation,
 )
+from rules.notation.arithmetic import multiply, pack, power, slot_width, tail, unpack
+from rules.notation.distributions import cappable, capped_chance, node_dist, sum_dist
+from rules.notation.throws import explode_throws, reroll_throws
 
 
 def fixed(*faces: int) -> Roller:
@@ -725,7 +728,7 @@ def test_rerolls_set_faces_aside_and_a_chain_of_rerolls_stops():
     result = roll(parse("1d20rr1"), fixed(1, 1, 7))
     assert result.total == 7
     assert render_data(result)["terms"][0]["dice"][0]["rerolled"] == [[1, 1]]
-    throws = notation._reroll_throws(parse("1d20rr1").terms[0].node)
+    throws = reroll_throws(parse("1d20rr1").terms[0].node)
     assert throws == 24  # 20**-23 is below 2**-99
     assert roll(parse("1d20rr1"), fixed(*[1] * throws)).total == 1  # the last throw stands
 
@@ -747,7 +750,7 @@ def test_explosions_on_a_comparison_and_compounding():
     assert each_face.total == 2 and each_face.terms[0].dice[0].successes == 2
     compounded = roll(parse("1d10!!10>=8"), fixed(10, 9))
     assert compounded.total == 1
-    assert bounds(parse("d6!")) == (1, 6 * notation._explode_throws(Dice(1, 6, explode=True)))
+    assert bounds(parse("d6!")) == (1, 6 * explode_throws(Dice(1, 6, explode=True)))
 
 
 def test_success_counting_and_failures():
@@ -844,10 +847,7 @@ ICEPOOL_LINES = [
     ("2d6!!", lambda: 2 @ icepool.d6.explode([6], depth=39)),
     (
         "2d10!>=9",
-        lambda: (
-            2
-            @ icepool.d10.explode([9, 10], depth=notation._explode_throws(parse("d10!>=9").terms[0].node) - 1)
-        ),
+        lambda: 2 @ icepool.d10.explode([9, 10], depth=explode_throws(parse("d10!>=9").terms[0].node) - 1),
     ),
     ("10d10>=7", lambda: 10 @ icepool.d10.map(lambda f: int(f >= 7))),
     ("10d10>=7f1", lambda: 10 @ icepool.d10.map(lambda f: int(f >= 7) - int(f == 1))),
@@ -877,7 +877,7 @@ ICEPOOL_LINES = [
         lambda: (
             2
             @ icepool.d6.reroll([1], depth=1).explode(
-                [6], depth=notation._explode_throws(parse("d6ro1!").terms[0].node) - 1
+                [6], depth=explode_throws(parse("d6ro1!").terms[0].node) - 1
             )
         ),
     ),
@@ -1005,6 +1005,15 @@ def test_chance_is_what_the_old_method_gave(tree):
     assert notation.chance(tree) == _old_chance(tree)
 
 
+def convolve_naive(a: list[int], b: list[int]) -> list[int]:
+    """The schoolbook convolution, to hold the packed one against."""
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     a=st.lists(st.integers(0, 2**80), min_size=1, max_size=40),
@@ -1012,11 +1021,11 @@ def test_chance_is_what_the_old_method_gave(tree):
     n=st.integers(1, 6),
 )
 def test_packed_convolution_is_exact(a, b, n):
-    assert notation._multiply(a, b) == notation._convolve_naive(a, b)
+    assert multiply(a, b) == convolve_naive(a, b)
     expected = [1]
     for _ in range(n):
-        expected = notation._convolve_naive(expected, a)
-    assert notation._power(a, n) == expected
+        expected = convolve_naive(expected, a)
+    assert power(a, n) == expected
 
 
 @pytest.mark.parametrize(
@@ -1035,7 +1044,7 @@ def test_packed_convolution_is_exact(a, b, n):
 )
 def test_the_worst_lines_are_answered_quickly(text):
     tree = parse(text)
-    notation._node_dist.cache_clear()
+    node_dist.cache_clear()
     started = time.perf_counter()
     notation.chance(tree)
     try:
@@ -1051,9 +1060,9 @@ def test_the_issue_line_is_exact():
     assert len(to_notation(tree)) == 127
     # the closed form against the whole distribution, packed and raised to the 20th power outright
     # (past the time budget, so the meter is not consulted)
-    width = notation._width(600**20)
-    counts = notation._unpack(notation._pack([1] * 600, width) ** 20, width, 20 * 599 + 1)
-    assert notation.chance(tree) == notation._tail((20, counts, 600**20), 5000)
+    width = slot_width(600**20)
+    counts = unpack(pack([1] * 600, width) ** 20, width, 20 * 599 + 1)
+    assert notation.chance(tree) == tail((20, counts, 600**20), 5000)
 
 
 # ---------------------------------------------------------------------------------- the parser on any text
@@ -1126,12 +1135,12 @@ def non_negative_lines(draw):
 @given(tree=non_negative_lines())
 def test_merged_tail_chance_equals_the_whole_distribution(tree):
     # chance() merges every total past the target; the unmetered whole distribution must agree
-    assume(notation._cappable(tree))
+    assume(cappable(tree))
     try:
-        whole = notation._tail(notation._sum_dist(tree.terms), tree.target)
+        whole = tail(sum_dist(tree.terms), tree.target)
     except notation.NotExact:
         assume(False)
-    assert notation._capped_chance(tree, tree.target) == whole
+    assert capped_chance(tree, tree.target) == whole
     assert notation.chance(tree) in (whole, None)
 
 
@@ -1178,8 +1187,8 @@ def _pool_at_least(per_die: dict[int, Fraction], count: int, target: int) -> Fra
 )
 def test_exploding_pools_against_a_target(text, expected):
     # a d10's chain stops at 31 throws and a d6's at 40 (see docs/dice-box.md), as the references do
-    assert notation._explode_throws(Dice(1, 10, explode=True)) == 31
-    assert notation._explode_throws(Dice(1, 6, explode=True)) == 40
+    assert explode_throws(Dice(1, 10, explode=True)) == 31
+    assert explode_throws(Dice(1, 6, explode=True)) == 40
     got = notation.chance(parse(text))
     assert got is not None
     assert got == Fraction(expected())

@@ -578,3 +578,34 @@ def test_rules_triad_imports_no_django():
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not any(name.split(".")[0] == "django" for name in names)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "left", "back"),
+    [
+        ("critical", "grappled", 0),  # nothing to double: the hold is the whole outcome
+        ("success", "grappled", 0),
+        ("mixed", "grappled", 4),  # both succeeds and suffers the failure's consequence
+        ("failure", None, 4),
+        ("fumble", None, 4),
+    ],
+)
+def test_an_alternative_to_damage_hits_and_misses_like_an_attack(outcome, left, back):
+    """Triad l.125: "Instead of causing damage, a player may declare other intended outcomes of an attack
+    task roll"; l.105: a failed attack on a foe that fights back costs the attacker (here 6 less armor 2)."""
+    assert t.alternative(outcome, t.GRAPPLE, counter=6, attacker_armor=2) == (left, back)
+
+
+def test_each_alternative_leaves_its_condition_and_an_unknown_one_is_refused():
+    """Triad l.125 (grappling, disarming, tripping: prone) and l.191 (Stunning Strikes: stunned)."""
+    left = {intent: t.alternative("success", intent)[0] for intent in (t.GRAPPLE, t.DISARM, t.TRIP, t.STUN)}
+    assert left == {"grapple": "grappled", "disarm": "disarmed", "trip": "prone", "stun": "stunned"}
+    with pytest.raises(t.TriadError) as err:
+        t.alternative("success", "decapitate")
+    assert err.value.field == "intent"
+
+
+def test_a_disarmed_fighter_hits_with_its_fists():
+    """Triad l.125 "disarming (knocking away a held weapon)"; l.112: punches and kicks are Light (3)."""
+    assert t.weapon_in_hand("heavy") == 9 and t.weapon_in_hand("heavy", disarmed=True) == 3
+    assert t.weapon_in_hand("", disarmed=True) == 0  # no weapon, nothing changes

@@ -1,9 +1,10 @@
-"""Characters travel whole: the export carries the build and its play state, the import restores it.
+"""Characters travel whole: the export carries the build and its play state, the GM's import restores it.
 
 Each system's character is played through the system's own services with fixed dice (a roll that
 earns a token or spends Void, XP awarded and spent, damage, a compromised program, a trait gained),
-exported from one campaign, imported into another of the same system and exported again: the two
-documents are the same (a document holds no id, campaign, owner or date; the name travels with it).
+exported from one campaign, imported by the GM into another of the same system and exported again: the
+two documents are the same (a document holds no id, campaign, owner or date; the name travels with it).
+A player's import builds the character fresh: tests/sheets/test_import_trust.py.
 """
 
 import csv
@@ -97,6 +98,7 @@ PLAY_FIELDS = {
             "school_rank",
             "wounds",
             "armor",
+            "reduction",
             "xp_awarded",
         },
         "l5r_skills": {"name", "rank", "trait", "emphasis"},
@@ -119,6 +121,10 @@ PLAY_FIELDS = {
             "hard_to_confuse_used",
             "hard_to_unnerve_used",
             "rage_advantage",
+            "grappled",
+            "restrained",
+            "prone",
+            "disarmed",
         },
         "triad_traits": {"kind", "name", "description", "adv", "ability", "custom"},
     },
@@ -217,6 +223,7 @@ def play_triad(character, gm, player):
     roll(character, "ability:mind", player, (15,) * 60, extra_effort=True)  # extra effort costs a point
     edit(character, "body", "3", gm)
     edit(character, "stunned", "on", gm)
+    edit(character, "grappled", "on", gm)
     trait = {"name": "Lucky", "adv": False, "ability": "", "description": "", "custom": True}
     trait_add(character=Character.objects.get(pk=character.pk), trait=trait, author=player)
 
@@ -267,16 +274,16 @@ def test_play_state_carries_every_field(system_key, played, player, client_for):
 def test_round_trip_to_another_campaign_gives_the_same_document(
     system_key, tables, played, player, gm, client_for
 ):
-    client = client_for(player)
-    document = export(client, played)
+    client = client_for(gm)  # the GM imports a played character whole
+    document = export(client_for(player), played)
     response = upload(client, tables[1], document)
     copy = Character.objects.get(campaign=tables[1])
     assert response.status_code == 302 and response["Location"] == copy.get_absolute_url()
-    assert copy.owner == player and copy.name == played.name
+    assert copy.owner == gm and copy.name == played.name
     assert export(client, copy) == document
-    # The import is in the copy's history, every restored value with it, for the GM to see.
+    # The import is in the copy's history, every restored value with it.
     change = copy.changes.get()
-    assert change.reason == IMPORT_REASON and change.author == player and change.after
+    assert change.reason == IMPORT_REASON and change.author == gm and change.after
     # Exporting again from the second table and importing at the first gives the same document again.
     assert upload(client, tables[0], export(client, copy)).status_code == 302
     second_copy = Character.objects.filter(campaign=tables[0], name=played.name).exclude(pk=played.pk).get()
@@ -284,8 +291,8 @@ def test_round_trip_to_another_campaign_gives_the_same_document(
 
 
 def test_round_trip_keeps_what_play_changed(system_key, tables, gm, player, client_for):
-    """Playing changed the play state, and the copy holds the played values, not a fresh build's."""
-    client = client_for(player)
+    """Playing changed the play state, and the GM's copy holds the played values, not a fresh build's."""
+    client = client_for(gm)
     character = tables[0].characters.get(owner=player)
     unplayed = export(client, character)
     PLAY[system_key](character, gm, player)
@@ -378,31 +385,31 @@ def _with_triad(document, **values):
         (lambda d: {**d, "play": [1]}, "a version 2 export without its play state"),
     ],
 )
-def test_bad_play_state_is_refused_by_name(helsing_document, player, client_for, change, message):
+def test_bad_play_state_is_refused_by_name(helsing_document, gm, client_for, change, message):
     helsing, document = helsing_document
     before = everything()
-    response = upload(client_for(player), helsing.campaign, change(document), follow=True)
+    response = upload(client_for(gm), helsing.campaign, change(document), follow=True)
     messages = shown(response)
     assert len(messages) == 1 and messages[0].startswith("That "), messages
     assert message in messages[0], messages
     assert everything() == before
 
 
-def test_duplicate_rows_are_refused_and_nothing_saved(helsing_document, player, client_for):
+def test_duplicate_rows_are_refused_and_nothing_saved(helsing_document, gm, client_for):
     """The rows' own constraints (one trait of a name) are checked too, in the import's transaction."""
     helsing, document = helsing_document
     play = json.loads(json.dumps(document["play"]))
     play["triad_traits"].append(dict(play["triad_traits"][0]))
     before = everything()
-    response = upload(client_for(player), helsing.campaign, {**document, "play": play}, follow=True)
+    response = upload(client_for(gm), helsing.campaign, {**document, "play": play}, follow=True)
     assert "play state is refused" in shown(response)[0] or "disagree" in shown(response)[0]
     assert everything() == before
 
 
-def test_many_problems_make_one_readable_message(helsing_document, player, client_for):
+def test_many_problems_make_one_readable_message(helsing_document, gm, client_for):
     helsing, document = helsing_document
     bad = _with_triad(document, body="x", mind="x", spirit="x", stunned="x", dead="x", armor=1)
-    messages = shown(upload(client_for(player), helsing.campaign, bad, follow=True))
+    messages = shown(upload(client_for(gm), helsing.campaign, bad, follow=True))
     assert len(messages) == 1 and "and 2 more" in messages[0] and len(messages[0]) < 500
 
 
@@ -483,8 +490,8 @@ SYSTEM_REFUSALS = {
 }
 
 
-def test_each_system_checks_its_play_rules(system_key, tables, player, client_for):
-    client = client_for(player)
+def test_each_system_checks_its_play_rules(system_key, tables, player, gm, client_for):
+    client = client_for(gm)
     document = export(client, tables[0].characters.get(owner=player))
     relation, values, message = SYSTEM_REFUSALS[system_key]
     play = json.loads(json.dumps(document["play"]))
@@ -496,9 +503,9 @@ def test_each_system_checks_its_play_rules(system_key, tables, player, client_fo
 
 
 def test_gm_can_undo_an_imported_play_state(helsing_document, gm, player, client_for):
-    """The import is one change in the history; the GM may put the fresh build's values back."""
+    """The GM's import is one change in the history; the GM may put the fresh build's values back."""
     helsing, document = helsing_document
-    upload(client_for(player), helsing.campaign, {**_with_triad(document, body=3), "name": "Copy"})
+    upload(client_for(gm), helsing.campaign, {**_with_triad(document, body=3), "name": "Copy"})
     copy = helsing.campaign.characters.get(name="Copy")
     assert copy.triad.body == 3
     change = copy.changes.get(reason=IMPORT_REASON)

@@ -112,22 +112,23 @@ def field_error(response) -> str:
 @pytest.mark.parametrize("system", sorted(NUMBER_PATHS))
 @pytest.mark.parametrize("junk", JUNK_NUMBERS)
 def test_junk_in_a_number_is_refused_on_the_field_and_saves_nothing(
-    demo_character, player, client_for, system, junk
+    demo_character, gm, client_for, system, junk
 ):
+    # The GM, who may type each of these (a player's edit of most is the write policy's: test_write_policy).
     character = demo_character(system)
     path, label, _, _ = NUMBER_PATHS[system]
     before = saved_state(character, path)
-    response = edit(client_for(player), character, path, junk)
+    response = edit(client_for(gm), character, path, junk)
     assert response.status_code == 422
     assert field_error(response) == f"{label} must be a whole number written in the digits 0-9."
     assert saved_state(character, path) == before
 
 
 @pytest.mark.parametrize("system", sorted(NUMBER_PATHS))
-def test_a_number_past_its_bounds_is_refused_and_one_inside_saves(demo_character, player, client_for, system):
+def test_a_number_past_its_bounds_is_refused_and_one_inside_saves(demo_character, gm, client_for, system):
     character = demo_character(system)
     path, label, low, high = NUMBER_PATHS[system]
-    client = client_for(player)
+    client = client_for(gm)
     before = saved_state(character, path)
     too_high = edit(client, character, path, str(high + 1))
     assert too_high.status_code == 422 and field_error(too_high) == f"{label} must be at most {high}."
@@ -177,9 +178,9 @@ def test_a_five_by_five_rank_arrives_as_a_number(demo_character, gm, client_for)
     assert (sheet.hp_rank, sheet.hp) == (0, 10)
 
 
-def test_the_edit_form_shows_the_fields_limits(demo_character, player, client_for):
+def test_the_edit_form_shows_the_fields_limits(demo_character, gm, client_for):
     character = demo_character("triad")
-    client = client_for(player)
+    client = client_for(gm)
     number = client.get(
         reverse("sheet_field", args=[character.pk, "body"]), {"edit": "1"}, **HTMX
     ).content.decode()

@@ -219,7 +219,7 @@ def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, gm, c
     assert chef.name == "Master Chef"
     character.refresh_from_db()
     for who, path, value in (
-        (player, "hp", "7"),
+        (gm, "hp", "7"),  # play state: the GM's to type unless the table lets players (sheets/policy.py)
         (gm, "xp", "3"),
         (gm, "doubles_token", "on"),
         (player, "weapon", "Massive weapon"),

@@ -9,6 +9,7 @@ from sheets.models import SheetChange
 from sheets.systems.fivebyfive.models import FiveByFiveSheet
 
 from .conftest import page_text
+from .test_write_policy import players_adjust_play_state
 
 
 @pytest.fixture
@@ -103,6 +104,7 @@ def test_time_passing_is_the_gms_and_only_for_the_dying(larry, player, gm, clien
 
 def test_natural_recovery_one_hp_a_day(larry, player, client_for):
     """Five by Five l.458-459: "All characters regain 1 HP a day through natural recovery"."""
+    players_adjust_play_state(larry.campaign)  # the table lets players rest (sheets/policy.py)
     wound(larry, 7)
     assert "HP 7 -&gt; 10." in rest(client_for(player), larry, 3).content.decode()
     assert "HP 10 -&gt; 12." in rest(client_for(player), larry, 5).content.decode()  # never past 12
@@ -115,6 +117,7 @@ def test_natural_recovery_one_hp_a_day(larry, player, client_for):
 def test_natural_recovery_is_refused_to_the_dying_and_to_strangers(larry, other_player, client_for, player):
     """Reading of l.458-459 with l.399-401: a dying character bleeds by the minute; days of rest do not
     apply until healing stops it."""
+    players_adjust_play_state(larry.campaign)
     wound(larry, -2)
     assert "needs healing before resting" in page_text(rest(client_for(player), larry, 2))
     assert hp_of(larry) == -2

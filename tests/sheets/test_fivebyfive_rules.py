@@ -12,6 +12,7 @@ from sheets.systems.fivebyfive.models import FiveByFiveDescriptor, FiveByFiveShe
 from sheets.systems.fivebyfive.sheet import system as fivebyfive
 
 from .conftest import HTMX, page_text
+from .test_write_policy import players_adjust_play_state
 
 LARRY = {
     "name": "Larry",
@@ -132,7 +133,7 @@ def test_aspects_turned_on_later_are_editable_on_existing_sheets(demo_character,
     refused = edit(client_for(gm), larry, "aspect:agility", "1")
     assert refused.status_code == 422 and "must be paid for with an Inferior" in refused.content.decode()
     refused = edit(client_for(player), larry, "aspect:brawn", "-1")
-    assert refused.status_code == 422 and "Only the GM changes Brawn" in refused.content.decode()
+    assert refused.status_code == 422 and "Brawn is part of the build" in refused.content.decode()
     assert saved(larry) == before
 
     assert edit(client_for(gm), larry, "aspect:brawn", "-1").status_code == 200
@@ -251,34 +252,37 @@ def test_xp_token_and_descriptor_values_change_only_through_play_and_the_gm(
     demo_character, gm, player, client_for
 ):
     """Five by Five l.288-291: "Players use XP like money to purchase improvements": a player cannot type
-    their own XP, doubles token, descriptor values, names or maximum HP; the GM can, in the history."""
+    their own XP, doubles token, descriptor values, names or maximum HP; the GM can, in the history.
+    The token and current HP are play state: the player's too when the table lets players adjust it."""
     larry = demo_character("fivebyfive")
     chef = larry.descriptors.get(name="Amateur Chef")
     owner = client_for(player)
     before = saved(larry)
-    for path, value in [
-        ("xp", "99"),
-        ("doubles_token", "on"),
-        (f"descriptor:{chef.pk}:value", "16"),
-        (f"descriptor:{chef.pk}:name", "Master Chef"),
-        (f"descriptor:{chef.pk}:exclusive", "attack"),
-        ("hp_rank", "4"),
+    for path, value, reason in [
+        ("xp", "99", "Only the GM changes XP."),
+        ("doubles_token", "on", "Doubles token is play state"),
+        ("hp", "3", "HP is play state"),
+        (f"descriptor:{chef.pk}:value", "16", "value is part of the build"),
+        (f"descriptor:{chef.pk}:name", "Master Chef", "Descriptor name is part of the build"),
+        (f"descriptor:{chef.pk}:exclusive", "attack", "exclusive action is part of the build"),
+        ("hp_rank", "4", "Maximum HP is part of the build"),
     ]:
         response = edit(owner, larry, path, value)
-        assert response.status_code == 422 and "Only the GM changes" in response.content.decode(), path
+        assert response.status_code == 422 and reason in response.content.decode(), path
     assert saved(larry) == before and not SheetChange.objects.filter(character=larry).exists()
-    # The player's page shows those values without an edit button; current HP and gear stay theirs.
+    # The player's page shows those values without an edit button; the gear stays theirs.
     page = owner.get(larry.get_absolute_url()).content.decode()
     assert (
         "Edit XP" not in page and f"Edit {chef.name} value" not in page and "Edit Doubles token" not in page
     )
-    assert "Edit HP" in page and "Edit Weapon" in page
+    assert "Edit HP" not in page and "Edit Weapon" in page
     gm_page = client_for(gm).get(larry.get_absolute_url()).content.decode()
     assert "Edit XP" in gm_page and f"Edit {chef.name} value" in gm_page
     assert edit(client_for(gm), larry, "xp", "7").status_code == 200
     change = SheetChange.objects.filter(character=larry).latest("pk")
     assert change.reason == "Edited XP" and change.author == gm
-    # The current HP (wounds) is the player's to track.
+    # The current HP (wounds) is the player's to track where the table lets players adjust play state.
+    players_adjust_play_state(larry.campaign)
     assert edit(owner, larry, "hp", "9").status_code == 200
 
 

@@ -16,7 +16,8 @@ from sheets.models import Character
 from sheets.systems.freefall.models import FreeFallGear, FreeFallProgram, FreeFallSheet
 from sheets.systems.freefall.sheet import builder_form_data, system
 
-from .conftest import HTMX
+from .conftest import HTMX, page_text
+from .test_write_policy import players_adjust_play_state
 
 
 @pytest.fixture
@@ -264,7 +265,7 @@ def test_bad_edits_are_refused_and_change_nothing(character, client_for, gm, pat
 
 def test_lowering_permanent_keeps_current_at_or_above_zero(character, client_for, player, gm):
     assert edit(client_for(gm), character, "body_spent", "3").status_code == 200
-    response = edit(client_for(player), character, "body_perm", "3")
+    response = edit(client_for(gm), character, "body_perm", "3")  # the build: the GM's after creation
     assert response.status_code == 200
     sheet = FreeFallSheet.objects.get(pk=character.freefall.pk)
     assert (sheet.body_perm, sheet.body_spent) == (3, 1)
@@ -314,8 +315,8 @@ def test_the_gm_edits_gear_condition_and_program_status_in_place(character, clie
 def test_a_player_cannot_type_play_state_and_nothing_changes(character, client_for, player, gm):
     """Harm comes from play (FREE/FALL l.65-130: a hit, a pushed action) and goes at rest (l.100); gear
     breaks as harm option C (l.126); a 1 on a hacking die compromises a program (l.134); points are spent
-    through play (l.59-63). So harm, spent points, condition and status are the GM's to type
-    (docs/rules.md)."""
+    through play (l.59-63). So harm, spent points, condition and status are play state, the GM's to type
+    unless the table lets players adjust their own (docs/rules.md, sheets/policy.py)."""
     vest = character.ff_gear.get(name="Carbon vest")
     vest.condition = FreeFallGear.Condition.BROKEN
     vest.save()
@@ -339,7 +340,7 @@ def test_a_player_cannot_type_play_state_and_nothing_changes(character, client_f
         response = edit(client, character, path, value)
         assert response.status_code == 422, path
         raw = response.content.decode()
-        assert f"Only the GM changes {escape(label)} by hand; play changes it." in raw
+        assert f"{escape(label)} is play state: rolls, fights and the GM change it." in raw
         # The field's value stays as saved, not the typed one.
         character.refresh_from_db()
         assert saved_state(character) == before
@@ -365,10 +366,14 @@ def saved_state(character):
     )
 
 
-def test_the_permanent_value_is_the_players_build(character, client_for, player):
-    """The permanent value is the build (FREE/FALL l.59): the player keeps typing it."""
+def test_the_permanent_value_is_the_build(character, client_for, player, gm):
+    """The permanent value is the build (FREE/FALL l.59): set by the builder, after that the GM's to type
+    (sheets/policy.py: a build value is never typed in by its player)."""
     response = edit(client_for(player), character, "mind_perm", "5")
-    assert response.status_code == 200
+    assert response.status_code == 422
+    reason = "MIND permanent is part of the build: after creation only the GM changes it."
+    assert reason in page_text(response)
+    assert edit(client_for(gm), character, "mind_perm", "5").status_code == 200
     assert FreeFallSheet.objects.get(pk=character.freefall.pk).mind_perm == 5
 
 
@@ -728,6 +733,7 @@ def test_rest_clears_temporary_harm_and_gives_spent_points_back(character, clien
     sheet.harm2_state, sheet.harm2_kind = "temp", "psychic"
     sheet.body_spent, sheet.ghost_spent = 2, 1
     sheet.save()
+    players_adjust_play_state(character.campaign)  # the table lets players rest (sheets/policy.py)
     url = reverse("freefall_rest", args=[character.pk])
     assert client_for(other_player).post(url).status_code == 403
     client_for(player).post(url)
@@ -747,6 +753,7 @@ def test_repair_gear_brings_an_item_back_to_intact(character, client_for, player
     vest = character.ff_gear.get(name="Carbon vest")
     vest.condition = FreeFallGear.Condition.BROKEN
     vest.save()
+    players_adjust_play_state(character.campaign)  # the table lets players repair (sheets/policy.py)
     character.refresh_from_db()
     url = reverse("freefall_repair", args=[character.pk, vest.pk])
     page = client_for(player).get(character.get_absolute_url()).content.decode()

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from campaigns.systems import PLAYERS_ADJUST_PLAY_STATE
 from sheets.models import SheetChange
 
 from .conftest import HTMX
@@ -19,7 +20,12 @@ def edit(client, character, path, value):
 
 @pytest.fixture
 def character(demo_character):
-    return demo_character("triad")
+    character = demo_character("triad")
+    # The table lets players type their own Body (sheets/policy.py), which these tests edit and undo.
+    campaign = character.campaign
+    campaign.options = {**campaign.options, PLAYERS_ADJUST_PLAY_STATE: True}
+    campaign.save(update_fields=["options"])
+    return character
 
 
 def test_refused_edits_record_nothing(character, player, client_for):

@@ -1,6 +1,7 @@
 """The L5R Roll & Keep builder, sheet edits and rolls, through the views."""
 
 import json
+import re
 from fractions import Fraction
 
 import pytest
@@ -93,6 +94,8 @@ def test_valid_build_saves_every_row(l5r_campaign, player, client_for):
         ({"weapons": ["nodachi"]}, "weapons", "Select a valid choice"),
         ({"armor": 51}, "armor", "Armor TN bonus must be from 0 to 50, not 51."),
         ({"armor": "heavy"}, "armor", "Enter a whole number (digits 0-9)."),
+        ({"reduction": 21}, "reduction", "Armor Reduction must be from 0 to 20, not 21."),
+        ({"school_rank": 2}, "school_rank", "A new character is a rank 1 student of its school"),
     ],
 )
 def test_builder_refuses_each_creation_rule(l5r_campaign, player, client_for, change, field, message):
@@ -103,6 +106,17 @@ def test_builder_refuses_each_creation_rule(l5r_campaign, player, client_for, ch
     assert message in " ".join(errors.get(field, [])), errors
     assert counts() == before
     assert message.split(",")[0].split(" (")[0] in response.content.decode().replace("&#x27;", "'")
+
+
+def test_rule_a_new_character_starts_at_school_rank_1(l5r_campaign, player, gm, client_for):
+    """4th edition, Character Creation: a new character is a Rank 1 student of its school (as the seed's
+    Isawa Tishi, "a Rank 1 student of the Isawa Shugenja School", l.53). The builder holds it, the GM's
+    included; later ranks come in play (the GM types them on the sheet)."""
+    for user in (player, gm):
+        response = build(client_for(user), l5r_campaign, school_rank=5)
+        assert response.status_code == 200 and "school_rank" in response.context["form"].errors
+    assert not l5r_campaign.characters.exists()
+    assert build(client_for(player), l5r_campaign, school_rank=1).status_code == 302
 
 
 def test_builder_reports_every_bad_field_at_once(l5r_campaign, player, client_for):
@@ -182,9 +196,9 @@ def test_editing_a_trait_refreshes_its_ring_and_pools(demo_character, gm, client
     assert character.l5r.awareness == 2 and character.version == 2
 
 
-def test_editing_skill_rank_emphasis_and_weapon(demo_character, player, gm, client_for):
+def test_editing_skill_rank_emphasis_and_weapon(demo_character, gm, client_for):
     character = demo_character("l5r")
-    client = client_for(player)
+    client = client_for(gm)  # the weapon's dice are the build and wounds play state: the GM's to type
     kyujutsu = character.l5r_skills.get(name="Kyujutsu")
     assert edit(client_for(gm), character, f"skill:{kyujutsu.pk}:rank", "5").status_code == 200
     character.refresh_from_db()
@@ -329,10 +343,10 @@ def test_shugenja_get_spell_buttons(demo_character, other_player, client_for):
     assert f"Fire spell - <span class=\"roll-chance\">{format_percent(rules.chance(4, 3, 15))}</span>" in page
 
 
-def test_wounds_show_their_rank_and_raise_every_tn(demo_character, player, client_for):
+def test_wounds_show_their_rank_and_raise_every_tn(demo_character, player, gm, client_for):
     character = demo_character("l5r")  # Stamina 2, Willpower 2: Earth 2, Healthy up to 10, Nicked to 14
     client = client_for(player)
-    response = edit(client, character, "wounds", "12")
+    response = edit(client_for(gm), character, "wounds", "12")  # play state: the GM's to type
     assert 'id="wound-rank" hx-swap-oob="true"' in response.content.decode()
     assert "Nicked" in response.content.decode() and "+3 TN" in response.content.decode()
     page = buttons(client, character, tn=20)
@@ -411,7 +425,9 @@ def test_void_point_is_spent_and_saved(demo_character, player, client_for, fixed
     assert L5RSheet.objects.get(character=character).void_spent == 1
     body = response.content.decode()
     assert 'id="void-left" hx-swap-oob="true">1<' in body
-    assert "Edit Void points spent: 1" in body
+    # Play state: shown to the player without an editor (sheets/policy.py).
+    shown = r'id="void-spent" hx-swap-oob="true">\s*<span class="editable"[^>]*>\s*<span[^>]*><bdi>1<'
+    assert re.search(shown, body) and "Edit Void points spent" not in body
 
 
 def test_no_void_left_refuses_the_roll(demo_character, player, client_for):

@@ -192,7 +192,7 @@ def test_rule_void_costs_six_times_the_new_rank(table, player, gm, client_for):
     assert L5RSheet.objects.get(character=character).void == 3
 
 
-def test_rule_skill_rank_costs_the_new_rank(table, player, client_for):
+def test_rule_skill_rank_costs_the_new_rank(table, player, gm, client_for):
     """Seed l.33 (a skill is combined with a trait). Reading: a skill rank costs the new rank; a skill
     not on the sheet starts at rank 1 for 1 XP, with the trait it usually pairs with."""
     character = kuroda(client_for(player), table)
@@ -203,16 +203,19 @@ def test_rule_skill_rank_costs_the_new_rank(table, player, client_for):
     assert L5RSkill.objects.get(character=character, name="Athletics").rank == 2
     assert l5r_system.xp(Character.objects.get(pk=character.pk)) == 1
     # Every spend is a sheet change: undoing a raise puts the rank and the XP back; undoing the new
-    # skill takes its row off, and its XP comes back with it.
+    # skill takes its row off, and its XP comes back with it. The GM undoes a purchase: the player may
+    # not (tests/sheets/test_write_policy.py), or a rank bought for one roll could be sold back after it.
     raised, added = SheetChange.objects.filter(character=character).order_by("-pk")[:2]
-    change_undo(change=raised, author=player)
+    with pytest.raises(UndoRefused, match="is part of the build"):
+        change_undo(change=raised, author=player)
+    change_undo(change=raised, author=gm)
     assert L5RSkill.objects.get(character=character, name="Athletics").rank == 1
     assert l5r_system.xp(Character.objects.get(pk=character.pk)) == 3
-    change_undo(change=added, author=player)
+    change_undo(change=added, author=gm)
     assert not L5RSkill.objects.filter(character=character, name="Stealth").exists()
     assert l5r_system.xp(Character.objects.get(pk=character.pk)) == 4
     with pytest.raises(UndoRefused, match="already undone"):
-        change_undo(change=added, author=player)
+        change_undo(change=added, author=gm)
 
 
 def test_rule_emphasis_costs_two(table, player, client_for):
@@ -236,7 +239,7 @@ def test_rule_players_buy_ranks_the_gm_corrects_them(table, player, gm, client_f
     character = kuroda(client_for(player), table)
     response = edit(client_for(player), character, "perception", "5")
     assert response.status_code == 422
-    assert "Only the GM changes Perception by hand" in response.content.decode()
+    assert "Perception is part of the build: after creation only XP spent" in response.content.decode()
     assert L5RSheet.objects.get(character=character).perception == 2
     character.refresh_from_db()
     assert edit(client_for(gm), character, "perception", "3").status_code == 200
@@ -248,21 +251,24 @@ def test_rule_players_buy_ranks_the_gm_corrects_them(table, player, gm, client_f
 # ----- armor and the last wound ranks on the sheet ---------------------------------------------------
 
 
-def test_rule_armor_on_the_sheet_raises_the_armor_tn(table, player, client_for):
-    """Seed l.46 (a successful attack roll inflicts damage). Reading: the TN to hit is 5 x Reflexes + 5
-    plus the armor's bonus recorded on the sheet (light +3, heavy +5)."""
+def test_rule_armor_on_the_sheet_raises_the_armor_tn(table, player, gm, client_for):
+    """Seed l.46 (a successful attack roll inflicts damage). 4th edition, Armor: the TN to hit is
+    5 x Reflexes + 5 plus the armor's bonus recorded on the sheet (light +5, heavy +10), and the armor's
+    Reduction (light 3, heavy 5) comes off every damage roll."""
     client = client_for(player)
-    build(client, table, armor=3)
+    build(client, table, armor=5, reduction=3)  # light armor
     character = Character.objects.get()
-    assert character.l5r.armor == 3
+    assert (character.l5r.armor, character.l5r.reduction) == (5, 3)
     page = client.get(character.get_absolute_url()).content.decode()
-    assert 'id="armor-tn" title="5 x Reflexes + 5, plus armor: the TN to hit you">18<' in page
-    response = edit(client, character, "armor", "5")
-    assert 'id="armor-tn" hx-swap-oob="true" title="5 x Reflexes + 5, plus armor: the TN to hit you">20<' in (
+    assert 'id="armor-tn" title="5 x Reflexes + 5, plus armor: the TN to hit you">20<' in page
+    response = edit(client_for(gm), character, "armor", "10")  # the builder's, then the GM's to type
+    assert 'id="armor-tn" hx-swap-oob="true" title="5 x Reflexes + 5, plus armor: the TN to hit you">25<' in (
         response.content.decode()
     )
-    assert L5RSheet.objects.get(character=character).armor == 5
-    assert l5r_system.export_data(Character.objects.get(pk=character.pk))["armor"] == 5
+    edit(client_for(gm), Character.objects.get(pk=character.pk), "reduction", "5")  # heavy armor
+    assert L5RSheet.objects.filter(character=character).values_list("armor", "reduction").get() == (10, 5)
+    exported = l5r_system.export_data(Character.objects.get(pk=character.pk))
+    assert (exported["armor"], exported["reduction"]) == (10, 5)
 
 
 def test_rule_out_cannot_roll(demo_character, player, client_for):

@@ -323,6 +323,47 @@ def test_the_gm_sends_the_group_result_once(table, gm, player, other_player, cli
     assert group.summary in page_text(client_for(other_player).get(reverse("table", args=[table.pk])))
 
 
+@pytest.mark.parametrize(("visibility", "word"), [("blind", "blind"), ("gm", "GM-only")])
+def test_a_hidden_requests_group_result_goes_to_everyone_only_when_the_gm_confirms_it_by_name(
+    visibility, word, table, gm, player, other_player, client_for, fixed_dice
+):
+    mine = table.characters.get(owner=player)
+    ask(client_for(gm), table, [mine], roll_key="ability:mind", visibility=visibility)
+    fixed_dice(17)
+    answer(client_for(player), mine, "ability:mind")
+    request = RollRequest.objects.get()
+    url = reverse("request_result", args=[table.pk, request.pk])
+    panel = client_for(gm).get(reverse("requests_gm", args=[table.pk])).content.decode()
+    assert f"Send the {word} results to everyone" in panel and "Send group result to me only" in panel
+    # Asking for everyone without the box ticked (or with another kind named) is refused: nothing sent.
+    for confirm in ("", "public", "blind" if visibility == "gm" else "gm"):
+        refused = client_for(gm).post(url, {"audience": "everyone", "confirm": confirm}, **HTMX)
+        assert refused.status_code == 422 and f"to send the {word} results to everyone" in page_text(refused)
+    assert not FeedEntry.objects.filter(label__endswith="group result").exists()
+    # A post that names no audience (a careless click, a hand-made post) sends it to the GM alone.
+    assert client_for(gm).post(url, **HTMX).status_code == 200
+    group = FeedEntry.objects.get(label__endswith="group result")
+    assert group.visibility == "gm" and "17" in group.summary
+    for seat in (player, other_player):
+        assert group.summary not in client_for(seat).get(reverse("table", args=[table.pk])).content.decode()
+
+
+@pytest.mark.parametrize("visibility", ["blind", "gm"])
+def test_a_confirmed_hidden_group_result_is_public(
+    visibility, table, gm, player, other_player, client_for, fixed_dice
+):
+    mine = table.characters.get(owner=player)
+    ask(client_for(gm), table, [mine], roll_key="ability:mind", visibility=visibility)
+    fixed_dice(17)
+    answer(client_for(player), mine, "ability:mind")
+    url = reverse("request_result", args=[table.pk, RollRequest.objects.get().pk])
+    sent = client_for(gm).post(url, {"audience": "everyone", "confirm": visibility}, **HTMX)
+    assert sent.status_code == 200 and "Group result sent" in page_text(sent)
+    group = FeedEntry.objects.get(label__endswith="group result")
+    assert group.visibility == "public"
+    assert group.summary in page_text(client_for(other_player).get(reverse("table", args=[table.pk])))
+
+
 def test_the_group_result_without_javascript_redirects_to_the_table(
     table, gm, player, client_for, fixed_dice
 ):
@@ -406,7 +447,9 @@ async def test_a_gm_only_answer_and_the_group_result_on_the_wire(
     # The third member hears nothing of it: no entry, not even the panel's refresh.
     assert heard[other_player.username] == []
 
-    group = await sync_to_async(roll_requests.roll_request_send_result)(request=asked, gm=gm)
+    # Sent with the GM's confirmation (play.request_views.request_result asks for it by name).
+    send = sync_to_async(roll_requests.roll_request_send_result)
+    group = await send(request=asked, gm=gm, to_everyone=True)
     for name, socket in sockets.items():
         frames = await frames_until_pong(socket)
         entries = [f for f in frames if f["type"] == "entry"]

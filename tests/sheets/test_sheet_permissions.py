@@ -40,10 +40,12 @@ def requests_for(character):
         "field editor": ("get", reverse("sheet_field", args=[character.pk, "body"]) + "?edit=1", {}),
         "buttons": ("get", reverse("sheet_buttons", args=[character.pk]), {"difficulty": 12}),
         "export": ("get", reverse("sheet_export", args=[character.pk]), {}),
+        # The notes: the owner's to type; what else the owner may type is the write policy's
+        # (tests/sheets/test_write_policy.py).
         "edit": (
             "post",
-            reverse("sheet_field", args=[character.pk, "body"]),
-            {"value": "3", "version": character.version},
+            reverse("sheet_field", args=[character.pk, "notes"]),
+            {"value": "Taken", "version": character.version},
         ),
         "roll": ("post", reverse("sheet_roll", args=[character.pk, "ability:body"]), roll_data),
         "builder": ("get", reverse("character_new", args=[character.campaign_id]), {}),

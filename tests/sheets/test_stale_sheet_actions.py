@@ -9,6 +9,8 @@ from django.urls import reverse
 
 from sheets.forms import STALE_MESSAGE
 
+from .test_write_policy import players_adjust_play_state
+
 
 def _messages(response) -> list[str]:
     return [str(message) for message in response.context["messages"]] if response.context else []
@@ -17,6 +19,7 @@ def _messages(response) -> list[str]:
 @pytest.fixture
 def tired_triad(demo_character):
     character = demo_character("triad")
+    players_adjust_play_state(character.campaign)  # the table lets players rest (sheets/policy.py)
     sheet = character.triad
     sheet.body = sheet.body_max - 2
     sheet.save(update_fields=["body"])
@@ -50,19 +53,20 @@ def test_an_unreadable_version_counts_as_stale(tired_triad, player, client_for, 
     assert STALE_MESSAGE in _messages(response)
 
 
-def test_removing_a_trait_from_a_stale_page_is_refused(demo_character, player, client_for):
+def test_removing_a_trait_from_a_stale_page_is_refused(demo_character, gm, client_for):
     character = demo_character("triad")
     trait = character.triad_traits.first()
     seen = character.version
     character.claim_version(seen)
     url = reverse("triad_trait_remove", args=[character.pk])
-    response = client_for(player).post(url, {"trait": str(trait.pk), "version": str(seen)}, follow=True)
+    response = client_for(gm).post(url, {"trait": str(trait.pk), "version": str(seen)}, follow=True)
     assert STALE_MESSAGE in _messages(response)
     assert character.triad_traits.filter(pk=trait.pk).exists()
 
 
 def test_a_freefall_rest_from_a_stale_page_is_refused(demo_character, player, client_for):
     character = demo_character("freefall")
+    players_adjust_play_state(character.campaign)
     sheet = character.freefall
     sheet.body_spent = 1
     sheet.save(update_fields=["body_spent"])

@@ -5,11 +5,13 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
+from play.models import RollRequestTarget
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
 from sheets.systems.triad.models import TriadSheet, TriadTrait
 
 from .conftest import HTMX, page_text
+from .test_write_policy import players_adjust_play_state
 
 
 @pytest.fixture
@@ -35,6 +37,7 @@ def values(character):
 def test_rest_recovers_one_point_an_hour_where_the_player_chooses(helsing, player, client_for):
     """Triad l.103: "recover 1 Body, Mind, or Spirit ability score point per hour of rest ... the player may
     decide how to divide up the recovered points among any reduced ability scores."""
+    players_adjust_play_state(helsing.campaign)  # the table lets players rest (sheets/policy.py)
     hurt(helsing, body=4, mind=10, stunned=True)
     before = snapshot(helsing)
     response = rest(client_for(player), helsing, 3, mind=2)
@@ -61,6 +64,7 @@ def test_rest_recovers_one_point_an_hour_where_the_player_chooses(helsing, playe
 )
 def test_rest_refuses_bad_input_and_saves_nothing(helsing, player, client_for, hours, split, message):
     """Triad l.103: "up to the character's starting maximum total"; one point per hour."""
+    players_adjust_play_state(helsing.campaign)
     hurt(helsing, body=4, mind=10)
     before = (values(helsing), helsing.version)
     response = rest(client_for(player), helsing, hours, **split)
@@ -82,6 +86,7 @@ def test_only_the_player_and_the_gm_rest_a_character(helsing, other_player, gm, 
 def test_hard_to_unnerve_is_ready_again_once_spirit_is_full(helsing, player, client_for):
     """Triad l.78: "You cannot benefit from this trait again until your Spirit points are recovered back to
     their full total." The sheet shows the flag, and resting to full clears it."""
+    players_adjust_play_state(helsing.campaign)
     hurt(helsing, spirit=7, hard_to_unnerve_used=True)
     page = page_text(client_for(player).get(helsing.get_absolute_url()))
     assert "Hard To Unnerve used (ready again at full Spirit) yes" in page
@@ -184,34 +189,34 @@ def test_out_of_tier_rule_applies_to_existing_sheets(helsing, gm, player, client
     page = page_text(client_for(player).get(helsing.get_absolute_url()))
     assert "This campaign does not allow characters outside the tiers" in page
     # He can be put into a tier: Heroic is 35 points and 5 traits, so Body 7 makes it.
-    edit(client_for(player), helsing, "tier", "heroic")
-    edit(client_for(player), helsing, "body_max", "7")
+    edit(client_for(gm), helsing, "tier", "heroic")
+    edit(client_for(gm), helsing, "body_max", "7")
     page = page_text(client_for(player).get(helsing.get_absolute_url()))
     assert "Out of tier" not in page and "Heroic" in page
     # Without the rule "No tier" is refused; with it, it is a choice.
-    refused = edit(client_for(player), helsing, "tier", "")
+    refused = edit(client_for(gm), helsing, "tier", "")
     assert refused.status_code == 422 and "Choose one of the listed options for Tier." in page_text(refused)
     campaign.options = {**campaign.options, "triad_out_of_tier": True}
     campaign.save()
-    assert edit(client_for(player), helsing, "tier", "").status_code == 200
+    assert edit(client_for(gm), helsing, "tier", "").status_code == 200
     helsing.triad.refresh_from_db()
     assert helsing.triad.tier == ""
-    edit(client_for(player), helsing, "body_max", "8")  # 36 points again: no tier has that
+    edit(client_for(gm), helsing, "body_max", "8")  # 36 points again: no tier has that
     assert "The GM allows characters outside the tiers." in page_text(
         client_for(player).get(helsing.get_absolute_url())
     )
 
 
-def test_a_tier_move_redraws_the_tier_totals_and_the_build_check(helsing, player, client_for):
+def test_a_tier_move_redraws_the_tier_totals_and_the_build_check(helsing, gm, client_for):
     """Triad l.199-203 ("Heroic: 35 ability score points, 5 Traits"; "Elite: 40 ... 7 Traits"): moving to a
     bigger tier on the sheet shows the new tier's totals and what the build now misses, with the edit's
     answer, not only after a reload."""
-    edit(client_for(player), helsing, "tier", "heroic")
-    response = edit(client_for(player), helsing, "body_max", "7")  # 35 points, 5 traits: Heroic exactly
+    edit(client_for(gm), helsing, "tier", "heroic")
+    response = edit(client_for(gm), helsing, "body_max", "7")  # 35 points, 5 traits: Heroic exactly
     body = response.content.decode()
     assert '<span id="triad-tier-totals" hx-swap-oob="true"> (35 points, 5 traits)</span>' in body
     assert '<div id="triad-build-check" hx-swap-oob="true"></div>' in body
-    response = edit(client_for(player), helsing, "tier", "elite")
+    response = edit(client_for(gm), helsing, "tier", "elite")
     body = response.content.decode()
     assert '<span id="triad-tier-totals" hx-swap-oob="true"> (40 points, 7 traits)</span>' in body
     check = body.split('id="triad-build-check"', 1)[1]
@@ -226,16 +231,17 @@ def add_trait(client, character, listed="", custom=""):
     )
 
 
-def test_traits_are_added_and_removed_on_an_existing_sheet(helsing, player, client_for):
-    """Triad l.199: "chose from the list of traits"; advancement to a bigger tier takes more of them."""
-    response = add_trait(client_for(player), helsing, listed="Deadly")
+def test_traits_are_added_and_removed_on_an_existing_sheet(helsing, gm, client_for):
+    """Triad l.199: "chose from the list of traits"; advancement to a bigger tier takes more of them.
+    The tier, maxima and traits are the build: after creation the GM's (sheets/policy.py)."""
+    response = add_trait(client_for(gm), helsing, listed="Deadly")
     assert "Added Deadly." in page_text(response)
     deadly = helsing.triad_traits.get(name="Deadly")
     assert (deadly.adv, deadly.custom) == (False, False) and deadly.description
-    add_trait(client_for(player), helsing, custom="Ghost Lore (Adv.)")
+    add_trait(client_for(gm), helsing, custom="Ghost Lore (Adv.)")
     lore = helsing.triad_traits.get(name="Ghost Lore")
     assert (lore.adv, lore.custom) == (True, True)
-    response = client_for(player).post(
+    response = client_for(gm).post(
         reverse("triad_trait_remove", args=[helsing.pk]), {"trait": deadly.pk}, follow=True
     )
     assert "Removed Deadly." in page_text(response)
@@ -258,18 +264,18 @@ def test_traits_are_added_and_removed_on_an_existing_sheet(helsing, player, clie
         ("", "(Adv.)", "A trait of your own needs a name."),
     ],
 )
-def test_bad_traits_are_refused_and_nothing_changes(helsing, player, client_for, listed, custom, message):
+def test_bad_traits_are_refused_and_nothing_changes(helsing, gm, client_for, listed, custom, message):
     before = (list(TriadTrait.objects.values()), helsing.version)
-    response = add_trait(client_for(player), helsing, listed=listed, custom=custom)
+    response = add_trait(client_for(gm), helsing, listed=listed, custom=custom)
     assert message in page_text(response)
     helsing.refresh_from_db()
     assert (list(TriadTrait.objects.values()), helsing.version) == before
 
 
-def test_removing_another_sheets_trait_is_refused(helsing, player, client_for, demo_character):
+def test_removing_another_sheets_trait_is_refused(helsing, gm, client_for, demo_character):
     other = helsing.campaign.characters.exclude(pk=helsing.pk).get()
     theirs = other.triad_traits.first()
-    response = client_for(player).post(
+    response = client_for(gm).post(
         reverse("triad_trait_remove", args=[helsing.pk]), {"trait": theirs.pk}, follow=True
     )
     assert "That trait is not on this sheet." in page_text(response)
@@ -318,11 +324,12 @@ def test_extra_effort_is_paid_through_spend_after_the_roll(helsing, player, clie
     assert "Body 8 -> 7 (extra effort)" in entry.result["changes"]
     helsing.triad.refresh_from_db()
     assert helsing.triad.body == 7
-    # With nothing left to spend it is refused before a die is thrown.
+    # With nothing left to spend it is refused before a die is thrown (at 0 the character is dying, which
+    # refuses every roll: Triad l.126).
     hurt(helsing, body=0)
     fixed_dice(5, 5)
     response = roll(client_for(player), helsing, "ability:body", extra_effort="on")
-    assert response.status_code == 422 and "Only 0 Body points are left." in page_text(response)
+    assert response.status_code == 422 and "is dying and makes no roll" in page_text(response)
     assert FeedEntry.objects.count() == 1
 
 
@@ -356,3 +363,57 @@ def test_hazard_severe_damage_needs_the_ordinary_damage(helsing, player, client_
     response = roll(client_for(player), helsing, "ability:body", hazard_severe=8)
     assert response.status_code == 422 and "Give the ordinary hazard damage too" in page_text(response)
     assert not FeedEntry.objects.exists()
+
+
+# ----- the (Adv.) option, and a dying character's rolls ----------------------------------------------------
+
+
+def test_an_adv_trait_applying_gives_the_advantage_die_and_the_tie(helsing, player, client_for, fixed_dice):
+    """Triad l.17: "Traits marked with a (Adv.) grant Advantage on task rolls related to the described skills
+    or topics"; l.62: "also scores a Success instead of a Mixed Result when equalling"."""
+    fixed_dice(3, 10)
+    roll(client_for(player), helsing, "ability:body", adv_trait="on")
+    entry = FeedEntry.objects.get()
+    assert [(d["face"], d["kept"]) for d in entry.result["dice"]] == [(3, False), (10, True)]
+    assert entry.result["outcome"] == "success"  # 10 vs 10 with the trait: a full success
+    assert entry.request["edge"] == 1
+
+
+def test_a_dying_character_makes_no_roll_from_the_sheet(helsing, player, client_for, fixed_dice):
+    """Triad l.126: "Any character reduced to 0 in Body, Mind, or Spirit is dying and cannot take actions";
+    l.100: "A dying character may only crawl up to 5 feet during a turn"."""
+    hurt(helsing, spirit=0)
+    fixed_dice(15)
+    response = roll(client_for(player), helsing, "ability:mind")
+    assert response.status_code == 422
+    refusal = "Abraham Van Helsing is dying and makes no roll: only a crawl of 5 feet a turn."
+    assert refusal in page_text(response)
+    assert not FeedEntry.objects.exists()
+
+
+def test_a_dying_character_cannot_answer_a_hazard_request(helsing, gm, player, client_for, fixed_dice):
+    """Triad l.126 and l.110: a roll to avoid harm is a task roll too; the answer is refused with the reason
+    and the request still waits (the GM sees no answer, nothing is rolled or taken)."""
+    hurt(helsing, body=0)
+    data = {
+        "label": "The room bursts into flames",
+        "characters": [helsing.pk],
+        "roll_key": "ability:body",
+        "visibility": "public",
+        "difficulty": 12,
+        "advantages": 0,
+        "disadvantages": 0,
+        "hazard": 4,
+        "hazard_severe": 8,
+    }
+    asked = client_for(gm).post(reverse("requests_gm", args=[helsing.campaign.pk]), data, **HTMX)
+    assert asked.status_code == 200
+    target = RollRequestTarget.objects.get(character=helsing)
+    fixed_dice(20)
+    url = reverse("sheet_request_roll", args=[helsing.pk, target.pk])
+    answer = client_for(player).post(url, {"key": "ability:body"}, **HTMX)
+    assert answer.status_code == 422 and "is dying and makes no roll" in page_text(answer)
+    target.refresh_from_db()
+    assert target.entry is None and not FeedEntry.objects.exists()
+    helsing.triad.refresh_from_db()
+    assert (helsing.triad.body, helsing.triad.dead) == (0, False)

@@ -54,25 +54,28 @@ def buy_descriptor(client, character, name):
     )
 
 
-def test_undoing_a_new_fivebyfive_descriptor_takes_it_off_and_gives_the_xp_back(larry, player, client_for):
+def test_undoing_a_new_fivebyfive_descriptor_takes_it_off_and_gives_the_xp_back(
+    larry, player, gm, client_for
+):
     client = client_for(player)
     before = as_saved(larry)
     assert "Spent 2 XP." in page_text(buy_descriptor(client, larry, "Juggler"))
     assert larry.descriptors.filter(name="Juggler").exists() and as_saved(larry)[1] == 4
-    page = undo(client, larry, latest(larry))
+    # A purchase is undone by the GM: the player's own undo is refused (test_write_policy.py).
+    page = undo(client_for(gm), larry, latest(larry))
     assert "Undone: Spent 2 XP: new descriptor Juggler 2." in page
     assert as_saved(larry) == before
     assert latest(larry).reason == "Undo: Spent 2 XP: new descriptor Juggler 2"
 
 
-def test_a_new_fivebyfive_descriptor_raised_since_is_not_undone(larry, player, client_for):
+def test_a_new_fivebyfive_descriptor_raised_since_is_not_undone(larry, player, gm, client_for):
     client = client_for(player)
     buy_descriptor(client, larry, "Juggler")
     added = latest(larry)
     juggler = larry.descriptors.get(name="Juggler")
     assert "Spent 4 XP." in page_text(spend(client, larry, f"raise:{juggler.pk}@2"))
     saved = as_saved(larry)
-    page = undo(client, larry, added)
+    page = undo(client_for(gm), larry, added)
     assert (
         "Juggler's value changed again since (2 then, 4 now) and xp changed again since (4 then, 0 now); "
         "undo the later change first." in page
@@ -89,27 +92,27 @@ def hida(make_campaign, player, client_for):
     return kuroda(client_for(player), make_campaign("l5r", players=[player]))
 
 
-def test_undoing_a_new_l5r_skill_takes_it_off_and_gives_the_xp_back(hida, player, client_for):
+def test_undoing_a_new_l5r_skill_takes_it_off_and_gives_the_xp_back(hida, player, gm, client_for):
     client = client_for(player)
     before = as_saved(hida)
     assert "Spent 1 XP." in page_text(spend(client, hida, "skill:skill_stealth@0"))
     assert hida.l5r_skills.filter(name="Stealth").exists() and as_saved(hida)[1] == 3
-    assert "Undone: Spent 1 XP: Stealth raised to 1." in undo(client, hida, latest(hida))
+    assert "Undone: Spent 1 XP: Stealth raised to 1." in undo(client_for(gm), hida, latest(hida))
     assert as_saved(hida) == before
 
 
-def test_a_new_l5r_skill_raised_since_is_not_undone(hida, player, client_for):
+def test_a_new_l5r_skill_raised_since_is_not_undone(hida, player, gm, client_for):
     client = client_for(player)
     spend(client, hida, "skill:skill_stealth@0")
     added = latest(hida)
     spend(client, hida, "skill:skill_stealth@1")
     saved = as_saved(hida)
-    page = undo(client, hida, added)
+    page = undo(client_for(gm), hida, added)
     assert "Stealth's rank changed again since (1 then, 2 now); undo the later change first." in page
     assert as_saved(hida) == saved
     # Undone in order, both go: the sheet is as it was built.
-    undo(client, hida, latest(hida))
-    undo(client, hida, added)
+    undo(client_for(gm), hida, latest(hida))
+    undo(client_for(gm), hida, added)
     assert not hida.l5r_skills.filter(name="Stealth").exists() and as_saved(hida)[1] == 4
 
 
@@ -121,8 +124,8 @@ def helsing(demo_character):
     return demo_character("triad")
 
 
-def test_undoing_an_added_triad_trait_takes_it_off(helsing, player, client_for):
-    client = client_for(player)
+def test_undoing_an_added_triad_trait_takes_it_off(helsing, gm, client_for):
+    client = client_for(gm)  # traits after creation are the GM's (sheets/policy.py)
     before = as_saved(helsing)
     add_trait(client, helsing, listed="Deadly")
     with_deadly = as_saved(helsing)
@@ -133,8 +136,8 @@ def test_undoing_an_added_triad_trait_takes_it_off(helsing, player, client_for):
     assert as_saved(helsing) == with_deadly
 
 
-def test_undoing_a_removed_triad_trait_puts_it_back_as_it_was(helsing, player, client_for):
-    client = client_for(player)
+def test_undoing_a_removed_triad_trait_puts_it_back_as_it_was(helsing, gm, client_for):
+    client = client_for(gm)
     occult = helsing.triad_traits.get(name="Occult")
     before = as_saved(helsing)
     client.post(reverse("triad_trait_remove", args=[helsing.pk]), {"trait": occult.pk})
@@ -144,8 +147,8 @@ def test_undoing_a_removed_triad_trait_puts_it_back_as_it_was(helsing, player, c
     assert TriadTrait.objects.get(pk=occult.pk).character_id == helsing.pk
 
 
-def test_a_triad_trait_changed_since_is_named_and_nothing_is_undone(helsing, player, client_for):
-    client = client_for(player)
+def test_a_triad_trait_changed_since_is_named_and_nothing_is_undone(helsing, gm, client_for):
+    client = client_for(gm)
     add_trait(client, helsing, listed="Deadly")
     added = latest(helsing)
     deadly = helsing.triad_traits.get(name="Deadly")

@@ -24,9 +24,10 @@ Experience (the SheetSystem XP methods; sheets/xp.py serves them; readings taken
   new descriptor at 2 for 2 XP, or the poor descriptor traded for another weakness for 5 XP.
 - Raising HP prices it on HP - 10, and current HP rises with the maximum: new hit points come unhurt.
 - A spend carries what the player saw, so a double click or a stale tab is refused, not charged twice.
-- What XP buys is not typed: XP, the token, maximum HP and each descriptor's value, name and exclusive
-  action are the GM's edits after creation (``EditableField.gm_only``); so are aspects and the
-  advanced flag, which a GM who turns the option on later sets on sheets already built.
+- What XP buys is not typed: maximum HP and each descriptor's value, name and exclusive action are
+  build values and XP the GM's, typed only by the GM after creation (``value_kinds``, sheets/policy.py);
+  so are aspects and the advanced flag, which a GM who turns the option on later sets on sheets already
+  built. Current HP and the token are play state (the GM's, or the player's when the campaign lets them).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from sheets.contract import (
     format_percent,
     rules_error_to_validation,
 )
+from sheets.policy import Kind
 from sheets.services import character_change
 
 from .models import ASPECT_NAMES, FiveByFiveDescriptor, FiveByFiveSheet
@@ -427,6 +429,18 @@ def rest(*, character, days: int, author, seen_version: int | None = None) -> st
 class FiveByFiveSystem(SheetSystem):
     key = "fivebyfive"
     label = "Five by Five 2.5"
+    value_kinds = {
+        FiveByFiveSheet: {
+            **dict.fromkeys(("hp", "doubles_token", "bleed_minutes", "bleed_hp"), Kind.PLAY),
+            **dict.fromkeys(("hp_rank", *ASPECT_NAMES), Kind.BUILD),
+            **dict.fromkeys(("weapon", "weapon_db", "armor", "armor_av"), Kind.KIT),
+            **dict.fromkeys(("shield", "offhand_dagger"), Kind.KIT),
+            "xp": Kind.GM,  # awarded by the GM, spent at the book's prices (sheets/xp.py)
+        },
+        FiveByFiveDescriptor: dict.fromkeys(
+            ("name", "value", "position", "exclusive_action", "advanced"), Kind.BUILD
+        ),
+    }
     demo_campaign = ("The Salt Road", "A caravan crosses the salt flats. Five by Five demo table.")
     campaign_options = (
         (
@@ -612,7 +626,7 @@ class FiveByFiveSystem(SheetSystem):
                 input_type="select",
                 choices=RATING_CHOICES,
                 coerce=int,
-                gm_only=True,
+                kind=self.kind_of(FiveByFiveSheet, name),
             )
         if path.startswith("descriptor:"):
             _, ident, attr = (path.split(":") + ["", ""])[:3]
@@ -624,7 +638,7 @@ class FiveByFiveSystem(SheetSystem):
                     row.name,
                     input_type="text",
                     max_length=rules.NAME_MAX_LENGTH,
-                    gm_only=True,
+                    kind=self.kind_of(FiveByFiveDescriptor, "name"),
                 )
             if attr == "value":
                 ranks = rules.RANKS if row.advanced else rules.BASIC_RANKS
@@ -635,7 +649,7 @@ class FiveByFiveSystem(SheetSystem):
                     input_type="select",
                     choices=tuple((str(r), _value_label(r)) for r in ranks if r != rules.UNTRAINED),
                     coerce=int,
-                    gm_only=True,
+                    kind=self.kind_of(FiveByFiveDescriptor, "value"),
                 )
             if attr == "exclusive":
                 return EditableField(
@@ -644,7 +658,7 @@ class FiveByFiveSystem(SheetSystem):
                     row.exclusive_action,
                     input_type="select",
                     choices=tuple(EXCLUSIVE_CHOICES),
-                    gm_only=True,
+                    kind=self.kind_of(FiveByFiveDescriptor, "exclusive_action"),
                 )
             if attr == "advanced" and self._uses(character, OPTION_ADVANCED):
                 return EditableField(
@@ -653,11 +667,18 @@ class FiveByFiveSystem(SheetSystem):
                     "on" if row.advanced else "",
                     input_type="select",
                     choices=YES_NO,
-                    gm_only=True,
+                    kind=self.kind_of(FiveByFiveDescriptor, "advanced"),
                 )
             raise KeyError(path)
         if path == "hp":
-            return EditableField(path, "HP", sheet.hp, min=rules.DEAD_AT, max=rules.hp_points(sheet.hp_rank))
+            return EditableField(
+                path,
+                "HP",
+                sheet.hp,
+                min=rules.DEAD_AT,
+                max=rules.hp_points(sheet.hp_rank),
+                kind=self.kind_of(FiveByFiveSheet, "hp"),
+            )
         if path == "hp_rank":
             return EditableField(
                 path,
@@ -666,10 +687,12 @@ class FiveByFiveSystem(SheetSystem):
                 input_type="select",
                 choices=tuple((str(r), f"{r + rules.HP_BONUS} (rank {r})") for r in rules.BASIC_RANKS),
                 coerce=int,
-                gm_only=True,
+                kind=self.kind_of(FiveByFiveSheet, "hp_rank"),
             )
         if path == "xp":
-            return EditableField(path, "XP", sheet.xp, min=0, max=9999, gm_only=True)
+            return EditableField(
+                path, "XP", sheet.xp, min=0, max=9999, kind=self.kind_of(FiveByFiveSheet, "xp")
+            )
         if path == "doubles_token":
             return EditableField(
                 path,
@@ -677,16 +700,35 @@ class FiveByFiveSystem(SheetSystem):
                 "on" if sheet.doubles_token else "",
                 input_type="select",
                 choices=TOKEN_CHOICES,
-                gm_only=True,
+                kind=self.kind_of(FiveByFiveSheet, "doubles_token"),
             )
         if path == "weapon":
-            return EditableField(path, "Weapon", sheet.weapon, input_type="select", choices=WEAPON_SHORT)
+            return EditableField(
+                path,
+                "Weapon",
+                sheet.weapon,
+                input_type="select",
+                choices=WEAPON_SHORT,
+                kind=self.kind_of(FiveByFiveSheet, "weapon"),
+            )
         if path == "armor":
-            return EditableField(path, "Armor", sheet.armor, input_type="select", choices=ARMOR_SHORT)
+            return EditableField(
+                path,
+                "Armor",
+                sheet.armor,
+                input_type="select",
+                choices=ARMOR_SHORT,
+                kind=self.kind_of(FiveByFiveSheet, "armor"),
+            )
         if path in ("shield", "offhand_dagger"):
             label = "Shield" if path == "shield" else "Off-hand dagger"
             return EditableField(
-                path, label, "on" if getattr(sheet, path) else "", input_type="select", choices=YES_NO
+                path,
+                label,
+                "on" if getattr(sheet, path) else "",
+                input_type="select",
+                choices=YES_NO,
+                kind=self.kind_of(FiveByFiveSheet, path),
             )
         raise KeyError(path)
 

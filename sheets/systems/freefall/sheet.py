@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.forms import WholeNumberField
+from campaigns.forms import WholeNumberField, row_id
 from rules import freefall as rules
 from rules.dice import Roller, RulesError
 from sheets.contract import (
@@ -21,6 +21,7 @@ from sheets.contract import (
     format_percent,
     rules_error_to_validation,
 )
+from sheets.policy import Kind
 
 from .models import HARM_KIND_CHOICES, HARM_STATE_CHOICES, FreeFallGear, FreeFallProgram, FreeFallSheet
 
@@ -505,6 +506,22 @@ def _tags(item: rules.Gear) -> list[tuple[str, str]]:
 class FreeFallSystem(SheetSystem):
     key = "freefall"
     label = "FREE/FALL A5"
+    # The permanent values are the build; gear and programs are the kit, changed on the kit page, which
+    # checks them as the builder does; what play fills and rest or Repair empties is play state.
+    value_kinds = {
+        FreeFallSheet: {
+            **dict.fromkeys(("character_class", "specialty"), Kind.BUILD),
+            **dict.fromkeys((f"{a}_perm" for a in ATTRIBUTES), Kind.BUILD),
+            **dict.fromkeys((f"{a}_spent" for a in ATTRIBUTES), Kind.PLAY),
+            **dict.fromkeys(HARM_PATHS, Kind.PLAY),
+        },
+        FreeFallGear: {
+            **dict.fromkeys(("name", "binds", "binding", "av", "dv", "load_bearing"), Kind.KIT),
+            **dict.fromkeys(("high_impact", "piercing", "hardened", "attached_to_id"), Kind.KIT),
+            "condition": Kind.PLAY,
+        },
+        FreeFallProgram: {"name": Kind.KIT, "type": Kind.KIT, "tier": Kind.KIT, "compromised": Kind.PLAY},
+    }
     demo_campaign = ("Neon Drop", "A heist in an arcology that never sleeps. FREE/FALL demo table.")
     template = "freefall/sheet.html"
     builder_template = "freefall/builder.html"
@@ -700,11 +717,16 @@ class FreeFallSystem(SheetSystem):
                 getattr(sheet, path),
                 min=rules.ATTRIBUTE_MIN,
                 max=rules.ATTRIBUTE_MAX,
+                kind=self.kind_of(FreeFallSheet, path),
             )
         if attribute in ATTRIBUTES and part == "spent":
             # Points are spent through play (the sheet's Spend button, an encounter) and come back at rest.
             return EditableField(
-                path, f"{ATTRIBUTE_LABELS[attribute]} spent", getattr(sheet, path), min=0, gm_only=True
+                path,
+                f"{ATTRIBUTE_LABELS[attribute]} spent",
+                getattr(sheet, path),
+                min=0,
+                kind=self.kind_of(FreeFallSheet, path),
             )
         if path in HARM_PATHS:
             slot, part = HARM_PATHS[path]
@@ -714,12 +736,13 @@ class FreeFallSystem(SheetSystem):
                 getattr(sheet, path),
                 input_type="select",
                 choices=tuple(HARM_STATE_CHOICES if part == "state" else HARM_KIND_CHOICES),
-                gm_only=True,  # harm comes from play (a hit, a pushed action) and goes at rest
+                # Harm comes from play (a hit, a pushed action) and goes at rest.
+                kind=self.kind_of(FreeFallSheet, path),
             )
         kind, _, rest = path.partition(":")
         ident, _, part = rest.partition(":")
-        if kind == "gear" and part == "condition" and ident.isdigit():
-            row = next((r for r in character.ff_gear.all() if r.pk == int(ident)), None)
+        if kind == "gear" and part == "condition" and row_id(ident):
+            row = next((r for r in character.ff_gear.all() if r.pk == row_id(ident)), None)
             if row is not None:
                 return EditableField(
                     path,
@@ -727,10 +750,11 @@ class FreeFallSystem(SheetSystem):
                     row.condition,
                     input_type="select",
                     choices=tuple(FreeFallGear.Condition.choices),
-                    gm_only=True,  # gear breaks in play (harm option C) and comes back by Repair
+                    # Gear breaks in play (harm option C) and comes back by Repair.
+                    kind=self.kind_of(FreeFallGear, "condition"),
                 )
-        if kind == "program" and part == "compromised" and ident.isdigit():
-            row = next((r for r in character.ff_programs.all() if r.pk == int(ident)), None)
+        if kind == "program" and part == "compromised" and row_id(ident):
+            row = next((r for r in character.ff_programs.all() if r.pk == row_id(ident)), None)
             if row is not None:
                 return EditableField(
                     path,
@@ -738,7 +762,7 @@ class FreeFallSystem(SheetSystem):
                     "yes" if row.compromised else "no",
                     input_type="select",
                     choices=COMPROMISED_CHOICES,
-                    gm_only=True,  # a 1 on a hacking die compromises it; the GM restores it after the mission
+                    kind=self.kind_of(FreeFallProgram, "compromised"),  # a 1 on a hacking die compromises it
                 )
         raise KeyError(path)
 
@@ -884,8 +908,8 @@ class FreeFallSystem(SheetSystem):
         row = None
         if kind == "attribute" and ident in ATTRIBUTES:
             label = f"{ATTRIBUTE_LABELS[ident]} {state.current[ident]}"
-        elif kind == "program" and ident.isdigit():
-            row = next((r for r in character.ff_programs.all() if r.pk == int(ident)), None)
+        elif kind == "program" and row_id(ident):
+            row = next((r for r in character.ff_programs.all() if r.pk == row_id(ident)), None)
             if row is None:
                 raise KeyError(key)
             label = f"{row.name} ({row.type.upper()} {row.tier.upper()})"

@@ -18,13 +18,16 @@ chained record that is never rewritten.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.signing import BadSignature, Signer
 
 from campaigns.cursors import seq_for
+from campaigns.forms import whole_number
 from campaigns.models import FeedEntry, Visibility
 from rules import l5r as rules
 from rules.dice import Outcome, RulesError
@@ -36,26 +39,31 @@ NEW_SITUATION = "new"
 SKILL_KINDS = ("skill", "untrained")
 
 
-# The sheet's roll view takes any key from the page; these keys are made only by views.l5r_after_roll,
-# after it checked the user rolled the entry, and signed there, in the same request (never sent out).
-_SIGNER = Signer(salt="l5r-after-roll")
+# The sheet's roll view takes any key from the page. An after-roll key is honoured only while
+# views.l5r_after_roll, having checked that this user rolled that entry, rolls the one key it made for
+# it: a key typed into the roll URL, or replayed by anyone in any other request, is refused. Nothing is
+# signed, so not even a known SECRET_KEY forges one. A ContextVar, as the system's roll is handed no user.
+_vouched: ContextVar[str | None] = ContextVar("l5r_after_roll_key", default=None)
 
 
-def vouch(key: str) -> str:
-    return _SIGNER.sign(key)
+@contextmanager
+def vouched(key: str) -> Iterator[None]:
+    token = _vouched.set(key)
+    try:
+        yield
+    finally:
+        _vouched.reset(token)
 
 
 def split_key(key: str) -> tuple[str, str, str]:
     """("rekeep" or "retry", the entry's cursor, what follows): "rekeep:<cursor>:0.3.5", "retry:<cursor>:new".
 
-    ValidationError for an after-roll key that views.l5r_after_roll did not make."""
+    ValidationError for an after-roll key that views.l5r_after_roll is not rolling now."""
     kind, _, rest = key.partition(":")
     if kind not in (REKEEP, RETRY):
         return kind, "", ""
-    try:
-        rest = _SIGNER.unsign(key).partition(":")[2]
-    except BadSignature:
-        raise ValidationError("Choose dice or try again from the form under your roll.") from None
+    if _vouched.get() != key:
+        raise ValidationError("Choose dice or try again from the form under your roll.")
     cursor, _, tail = rest.partition(":")
     return kind, cursor, tail
 
@@ -115,8 +123,9 @@ def rekeep(character, key: str) -> RollResult:
     ):
         raise ValidationError("The dice of that roll were chosen already: a roll's dice are chosen once.")
     first = _first_roll(entry)
-    # The view joins only digits, so a part that is no number comes from no form of ours.
-    positions = [int(part) for part in chosen.split(".") if part.isdigit()]
+    # The view joins only numbers, so a part that is none comes from no form of ours.
+    read = (whole_number(part, min_value=0) for part in chosen.split("."))
+    positions = [position for position in read if position is not None]
     try:
         result = rules.rekeep(first, positions)
     except RulesError as error:

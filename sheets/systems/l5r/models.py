@@ -19,8 +19,10 @@ class L5RSheet(models.Model):
     school = models.CharField(max_length=80, blank=True)
     school_rank = models.PositiveSmallIntegerField(default=1)
     wounds = models.PositiveSmallIntegerField(default=0)
-    # The worn armor's bonus to the Armor TN (light +3, heavy +5 is the usual reading; 0 for none).
+    # The worn armor (rules.l5r.ARMORS, 4th edition): its bonus to the Armor TN (light +5, heavy +10) and
+    # its Reduction, taken off every damage roll that hits (light 3, heavy 5); 0 and 0 for none.
     armor = models.PositiveSmallIntegerField(default=0)
+    reduction = models.PositiveSmallIntegerField(default=0)
     # Experience the GM has awarded since creation; what is unspent is derived (sheet.xp_left).
     xp_awarded = models.PositiveIntegerField(default=0)
 
@@ -36,6 +38,7 @@ class L5RSheet(models.Model):
                 condition=Q(school_rank__gte=1, school_rank__lte=10), name="l5r_school_rank"
             ),
             models.CheckConstraint(condition=Q(armor__lte=rules.ARMOR_MAX), name="l5r_armor_bonus"),
+            models.CheckConstraint(condition=Q(reduction__lte=rules.REDUCTION_MAX), name="l5r_reduction"),
         ]
 
     def __str__(self) -> str:

@@ -18,9 +18,11 @@ At Out (or Dead) the sheet refuses every roll: the character is unconscious.
 Campaign option ``l5r_starting_xp`` (a number, 40 unless the GM sets another): the builder's budget.
 Ranks cost the common 4th-edition table (``rules.l5r.build_cost``); what a character has left is the
 budget now + the GM's awards - what its ranks cost, so the GM's later change reaches existing sheets.
-Players buy ranks with XP (``xp_spend``); typing a rank in is the GM's correction (``gm_only``).
+Players buy ranks with XP (``xp_spend``); typing a rank in is the GM's correction (a build value,
+``value_kinds``; sheets/policy.py decides who types what).
 
-Armor: ``L5RSheet.armor`` is the armor's bonus to the Armor TN, shown with the Armor TN it makes.
+Armor (4th edition): ``L5RSheet.armor`` is the armor's bonus to the Armor TN, shown with the Armor TN it
+makes, and ``L5RSheet.reduction`` what it takes off every damage roll that hits.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import F
 
-from campaigns.forms import WholeNumberField
+from campaigns.forms import WholeNumberField, row_id
 from campaigns.systems import NumberOption
 from rules import l5r as rules
 from rules.dice import Outcome, Roller, RulesError
@@ -47,6 +49,7 @@ from sheets.contract import (
     XpOffer,
     rules_error_to_validation,
 )
+from sheets.policy import Kind
 from sheets.services import character_change
 
 from . import after_roll
@@ -243,13 +246,20 @@ class L5RBuilderForm(forms.Form):
     school = forms.CharField(
         max_length=SCHOOL_MAX_LENGTH, help_text="The school that trained you, e.g. Hida Bushi School."
     )
-    school_rank = _number(1, 10, 1, "School rank")
+    school_rank = _number(1, 10, rules.STARTING_SCHOOL_RANK, "School rank")
     armor = WholeNumberField(
         required=False,
         initial=0,
         label="Armor TN bonus",
-        help_text="What your armor adds to your Armor TN: light armor +3, heavy +5, none 0.",
+        help_text="What your armor adds to your Armor TN: light armor +5, heavy +10, none 0.",
         widget=forms.NumberInput(attrs={"min": 0, "max": rules.ARMOR_MAX, "inputmode": "numeric"}),
+    )
+    reduction = WholeNumberField(
+        required=False,
+        initial=0,
+        label="Armor Reduction",
+        help_text="Taken off every damage roll that hits you: light armor 3, heavy 5, none 0.",
+        widget=forms.NumberInput(attrs={"min": 0, "max": rules.REDUCTION_MAX, "inputmode": "numeric"}),
     )
     weapons = forms.MultipleChoiceField(
         choices=[(key, _weapon_choice_label(w)) for key, w in WEAPON_CHOICES.items()],
@@ -261,9 +271,13 @@ class L5RBuilderForm(forms.Form):
         required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}), label="Background"
     )
 
-    def __init__(self, *args, odd_die_bonus: bool = False, budget: int | None = None, **kwargs):
+    def __init__(
+        self, *args, odd_die_bonus: bool = False, budget: int | None = None, new: bool = False, **kwargs
+    ):
         super().__init__(*args, **kwargs)
         self.odd_die_bonus = odd_die_bonus
+        # A character made here starts at the school's first rank; an import or a sample may be further on.
+        self.new = new
         # None: the rulebook's samples and the demo, built without a campaign's budget.
         self.budget = budget
         for trait in rules.TRAITS:
@@ -367,9 +381,17 @@ class L5RBuilderForm(forms.Form):
         for trait in (*rules.TRAITS, "void"):
             self._check_range(data, trait, rules.TRAIT_MIN, rules.TRAIT_MAX)
         self._check_range(data, "school_rank", 1, 10)
-        if data.get("armor") is None and "armor" not in self.errors:
-            data["armor"] = 0  # an export from before armor was recorded
+        if self.new and data.get("school_rank") not in (None, rules.STARTING_SCHOOL_RANK):
+            self.add_error(
+                "school_rank",
+                f"A new character is a rank {rules.STARTING_SCHOOL_RANK} student of its school; "
+                "later ranks come in play.",
+            )
+        for name in ("armor", "reduction"):
+            if data.get(name) is None and name not in self.errors:
+                data[name] = 0  # an export from before armor (or its Reduction) was recorded
         self._check_range(data, "armor", 0, rules.ARMOR_MAX)
+        self._check_range(data, "reduction", 0, rules.REDUCTION_MAX)
         skills = {}
         for name, skill in SKILL_FIELDS.items():
             if data.get(name) is None and name not in self.errors:
@@ -485,6 +507,19 @@ class L5ROptionsForm(forms.Form):
 class L5RSystem(SheetSystem):
     key = "l5r"
     label = "L5R Roll & Keep"
+    # Ranks are bought with XP; the school, the armor and the weapons' dice are the builder's; a GM corrects.
+    value_kinds = {
+        L5RSheet: {
+            **dict.fromkeys(
+                (*rules.TRAITS, "void", "school", "school_rank", "armor", "reduction"), Kind.BUILD
+            ),
+            "void_spent": Kind.PLAY,
+            "wounds": Kind.PLAY,
+            "xp_awarded": Kind.GM,
+        },
+        L5RSkill: dict.fromkeys(("name", "rank", "trait", "emphasis"), Kind.BUILD),
+        L5RWeapon: dict.fromkeys(("name", "rolled", "kept", "bow_strength"), Kind.BUILD),
+    }
     demo_campaign = ("Winter Court", "Honour and steel at a frozen palace. L5R Roll & Keep demo table.")
     # The rulebook's archer costs 69 XP of ranks; the demo table starts its characters with 70.
     demo_options = {"l5r_starting_xp": 70}
@@ -505,7 +540,7 @@ class L5RSystem(SheetSystem):
 
     def builder_form(self, *, campaign, data=None, trusted=False):
         budget = None if trusted else starting_xp(campaign)
-        return L5RBuilderForm(data, odd_die_bonus=odd_die_bonus(campaign), budget=budget)
+        return L5RBuilderForm(data, odd_die_bonus=odd_die_bonus(campaign), budget=budget, new=not trusted)
 
     def create(self, *, character, cleaned_data):
         L5RSheet.objects.create(
@@ -515,6 +550,7 @@ class L5RSystem(SheetSystem):
             school=cleaned_data["school"],
             school_rank=cleaned_data["school_rank"],
             armor=cleaned_data.get("armor") or 0,
+            reduction=cleaned_data.get("reduction") or 0,
         )
         L5RSkill.objects.bulk_create(
             L5RSkill(
@@ -627,6 +663,7 @@ class L5RSystem(SheetSystem):
             "wound_rank": wound_state(sheet),
             "wound_note": wound_note(wound_state(sheet)),
             "armor_field": self.field(character, "armor"),
+            "reduction_field": self.field(character, "reduction"),
             "armor_tn": rules.armor_tn(sheet.reflexes, armor=sheet.armor),
             "xp_help": (
                 "A trait costs 4 x its new rank, Void 6 x, a skill its new rank, an emphasis 2. "
@@ -700,26 +737,34 @@ class L5RSystem(SheetSystem):
                 getattr(sheet, path),
                 min=rules.TRAIT_MIN,
                 max=rules.TRAIT_MAX,
-                gm_only=True,
+                kind=self.kind_of(L5RSheet, path),
             )
-        if path == "armor":
-            return EditableField(path, "Armor TN bonus", sheet.armor, min=0, max=rules.ARMOR_MAX)
-        if path == "xp_awarded":
-            return EditableField(path, "XP awarded", sheet.xp_awarded, min=0, max=XP_TOTAL_MAX, gm_only=True)
-        if path == "void_spent":
-            return EditableField(path, "Void points spent", sheet.void_spent, min=0, max=sheet.void)
+        if path in ("armor", "reduction", "xp_awarded", "void_spent", "school_rank", "wounds"):
+            label, top = {
+                "armor": ("Armor TN bonus", rules.ARMOR_MAX),
+                "reduction": ("Armor Reduction", rules.REDUCTION_MAX),
+                "xp_awarded": ("XP awarded", XP_TOTAL_MAX),
+                "void_spent": ("Void points spent", sheet.void),
+                "school_rank": ("School rank", 10),
+                "wounds": ("Wounds", WOUNDS_MAX),
+            }[path]
+            low = 1 if path == "school_rank" else 0
+            return EditableField(
+                path, label, getattr(sheet, path), min=low, max=top, kind=self.kind_of(L5RSheet, path)
+            )
         if path == "school":
             return EditableField(
-                path, "School", sheet.school, input_type="text", max_length=SCHOOL_MAX_LENGTH
+                path,
+                "School",
+                sheet.school,
+                input_type="text",
+                max_length=SCHOOL_MAX_LENGTH,
+                kind=self.kind_of(L5RSheet, "school"),
             )
-        if path == "school_rank":
-            return EditableField(path, "School rank", sheet.school_rank, min=1, max=10)
-        if path == "wounds":
-            return EditableField(path, "Wounds", sheet.wounds, min=0, max=WOUNDS_MAX)
         kind, _, rest = path.partition(":")
         ident, _, part = rest.partition(":")
-        if kind == "skill" and ident.isdigit():
-            skill = next((s for s in character.l5r_skills.all() if s.pk == int(ident)), None)
+        if kind == "skill" and row_id(ident):
+            skill = next((s for s in character.l5r_skills.all() if s.pk == row_id(ident)), None)
             if skill is not None and part == "rank":
                 return EditableField(
                     path,
@@ -727,7 +772,7 @@ class L5RSystem(SheetSystem):
                     skill.rank,
                     min=rules.SKILL_MIN,
                     max=rules.SKILL_MAX,
-                    gm_only=True,
+                    kind=self.kind_of(L5RSkill, "rank"),
                 )
             if skill is not None and part == "emphasis":
                 return EditableField(
@@ -737,20 +782,37 @@ class L5RSystem(SheetSystem):
                     input_type="text",
                     max_length=EMPHASIS_MAX_LENGTH,
                     required=False,  # a skill may have no emphasis
-                    gm_only=True,  # each emphasis costs XP: players add them with XP
+                    kind=self.kind_of(L5RSkill, "emphasis"),  # each emphasis costs XP: bought with XP
                 )
-        if kind == "weapon" and ident.isdigit():
-            weapon = next((w for w in character.l5r_weapons.all() if w.pk == int(ident)), None)
+        if kind == "weapon" and row_id(ident):
+            weapon = next((w for w in character.l5r_weapons.all() if w.pk == row_id(ident)), None)
             if weapon is not None and weapon.bow_strength is not None and part == "bow_strength":
                 return EditableField(
-                    path, f"{weapon.name} strength", weapon.bow_strength, min=1, max=rules.TRAIT_MAX
+                    path,
+                    f"{weapon.name} strength",
+                    weapon.bow_strength,
+                    min=1,
+                    max=rules.TRAIT_MAX,
+                    kind=self.kind_of(L5RWeapon, "bow_strength"),
                 )
             if weapon is not None and weapon.bow_strength is None and part == "rolled":
                 return EditableField(
-                    path, f"{weapon.name} rolled dice", weapon.rolled, min=0, max=rules.TEN_DICE
+                    path,
+                    f"{weapon.name} rolled dice",
+                    weapon.rolled,
+                    min=0,
+                    max=rules.TEN_DICE,
+                    kind=self.kind_of(L5RWeapon, "rolled"),
                 )
             if weapon is not None and weapon.bow_strength is None and part == "kept":
-                return EditableField(path, f"{weapon.name} kept dice", weapon.kept, min=1, max=rules.TEN_DICE)
+                return EditableField(
+                    path,
+                    f"{weapon.name} kept dice",
+                    weapon.kept,
+                    min=1,
+                    max=rules.TEN_DICE,
+                    kind=self.kind_of(L5RWeapon, "kept"),
+                )
         raise KeyError(path)
 
     def apply_edit(self, character, path, value):
@@ -1074,7 +1136,7 @@ class L5RSystem(SheetSystem):
     def request_roll_key(self, character, key):
         # A skill asked for by name: the sheet's own rank of it (trait + skill), or the untrained roll.
         kind, _, name = key.partition(":")
-        if kind != "skill" or name.isdigit():
+        if kind != "skill" or row_id(name):
             return key
         row = next((s for s in character.l5r_skills.all() if _slug(s.name) == name), None)
         return f"skill:{row.pk}" if row is not None else f"untrained:{name}"
@@ -1234,6 +1296,7 @@ class L5RSystem(SheetSystem):
         sheet = character.l5r
         data: dict[str, Any] = {trait: getattr(sheet, trait) for trait in rules.TRAITS}
         data.update(void=sheet.void, school=sheet.school, school_rank=sheet.school_rank, armor=sheet.armor)
+        data["reduction"] = sheet.reduction
         by_name = {skill.name.lower(): skill for skill in character.l5r_skills.all()}
         for name, info in SKILL_FIELDS.items():
             skill = by_name.get(info.name.lower())
@@ -1248,7 +1311,7 @@ class L5RSystem(SheetSystem):
 
     def import_form_data(self, data):
         # Only the builder's own field names pass through; everything is validated by the builder.
-        allowed = {"school", "school_rank", "void", "armor", "weapons", *rules.TRAITS}
+        allowed = {"school", "school_rank", "void", "armor", "reduction", "weapons", *rules.TRAITS}
         allowed |= set(SKILL_FIELDS) | {f"{name}_emphasis" for name in SKILL_FIELDS}
         form_data = {key: value for key, value in data.items() if key in allowed}
         if not isinstance(form_data.get("weapons", []), list):

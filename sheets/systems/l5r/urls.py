@@ -4,12 +4,12 @@ from . import views
 
 urlpatterns = [
     path(
-        "campaigns/<int:campaign_id>/characters/l5r-preview/",
+        "campaigns/<id:campaign_id>/characters/l5r-preview/",
         views.l5r_builder_preview,
         name="l5r_builder_preview",
     ),
     path(
-        "characters/<int:character_id>/l5r/after-roll/<str:cursor>/",
+        "characters/<id:character_id>/l5r/after-roll/<str:cursor>/",
         views.l5r_after_roll,
         name="l5r_after_roll",
     ),

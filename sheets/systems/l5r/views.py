@@ -5,6 +5,7 @@ from django.http import Http404
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
+from campaigns.forms import whole_number
 from campaigns.selectors import campaign_for_member
 from sheets import selectors
 from sheets.views import sheet_roll
@@ -39,7 +40,8 @@ def l5r_after_roll(request, character_id: int, cursor: str):
         raise Http404("No roll of yours by that name on this sheet.")
     do = request.POST.get("do")
     if do == after_roll.REKEEP:
-        keep = ".".join(value for value in request.POST.getlist("keep") if value.isdigit())
+        positions = (whole_number(value, min_value=0) for value in request.POST.getlist("keep"))
+        keep = ".".join(str(position) for position in positions if position is not None)
         key = f"{after_roll.REKEEP}:{cursor}:{keep}"
     elif do == after_roll.RETRY:
         flag = after_roll.NEW_SITUATION if request.POST.get("new_situation") else ""
@@ -49,4 +51,5 @@ def l5r_after_roll(request, character_id: int, cursor: str):
     post = request.POST.copy()
     post["visibility"] = entry.visibility
     request.POST = post
-    return sheet_roll(request, character.pk, after_roll.vouch(key))
+    with after_roll.vouched(key):
+        return sheet_roll(request, character.pk, key)

@@ -28,6 +28,12 @@ class TriadSheet(models.Model):
     hard_to_unnerve_used = models.BooleanField(default=False)
     # Berserker Rage's advantage waits for the next Body task, which may come in a later turn.
     rage_advantage = models.BooleanField(default=False)
+    # What an attack may do instead of damage (Triad l.125), and the GM's ropes and nets (l.63, l.100):
+    # they last until broken free, stood up, picked up or unticked, so they outlive a fight.
+    grappled = models.BooleanField(default=False)
+    restrained = models.BooleanField(default=False)
+    prone = models.BooleanField(default=False)
+    disarmed = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -66,6 +72,11 @@ class TriadSheet(models.Model):
             setattr(self, HARD_TO_USED[ability], ability in vitals.spent)
         self.dead = vitals.dead
         return [*rules.ABILITIES, *HARD_TO_USED.values(), "dead"]
+
+    @property
+    def body_hindrances(self) -> int:
+        """Disadvantage sources on every Body task: held (grappled) and tied (restrained), one each."""
+        return int(self.grappled) + int(self.restrained)
 
     @property
     def dying(self) -> bool:

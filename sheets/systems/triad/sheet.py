@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.forms import WholeNumberField
+from campaigns.forms import WholeNumberField, whole_number
 from rules import triad as rules
 from rules.dice import Roller, RulesError
 from sheets.contract import (
@@ -21,6 +21,7 @@ from sheets.contract import (
     SheetSystem,
     rules_error_to_validation,
 )
+from sheets.policy import Kind
 from sheets.services import character_change
 
 from .models import HARD_TO_USED, TriadSheet, TriadTrait
@@ -141,8 +142,7 @@ class TriadBuilderForm(forms.Form):
         points = 0
         for name in rules.ABILITIES:
             raw = self.data.get(name) if self.is_bound else self.fields[name].initial
-            raw = str(raw if raw is not None else "").strip()
-            points += int(raw) if raw.isascii() and raw.isdigit() else 0
+            points += whole_number(str(raw if raw is not None else ""), min_value=0) or 0
         custom = len(_lines(self.data.get("custom_traits") or ""))
         traits = sum(o["checked"] for o in self.trait_options()) + custom
         powers = len(_lines(self.data.get("powers") or "")) if self.is_bound else 0
@@ -223,11 +223,17 @@ class TriadOptionsForm(forms.Form):
 CONDITION_LABELS = {
     "stunned": "Stunned (disadvantage on the next turn)",
     "rage_advantage": "Berserker Rage: advantage on the next Body task",
+    "grappled": "Grappled (disadvantage on Body tasks until broken free)",
+    "restrained": "Restrained (cannot move; disadvantage on Body tasks)",
+    "prone": "Prone (a move action to stand up)",
+    "disarmed": "Disarmed (punches and kicks: Light damage)",
     "dead": "Dead",
     HARD_TO_USED[rules.BODY]: "Hard To Kill used (ready again at full Body)",
     HARD_TO_USED[rules.MIND]: "Hard To Confuse used (ready again at full Mind)",
     HARD_TO_USED[rules.SPIRIT]: "Hard To Unnerve used (ready again at full Spirit)",
 }
+#: The conditions an attack may leave instead of damage (Triad l.125), and the GM's ropes (l.63, l.100).
+CONDITIONS = ("grappled", "restrained", "prone", "disarmed")
 OUT_OF_TIER_OPTION = "triad_out_of_tier"
 
 
@@ -397,6 +403,19 @@ def trait_remove(*, character, trait_id: int, author, seen_version: int | None =
 class TriadSystem(SheetSystem):
     key = "triad"
     label = "Triad"
+    # The tier, the maxima and the traits are the build (the GM's after creation: Triad has no XP).
+    value_kinds = {
+        TriadSheet: {
+            **dict.fromkeys(("tier", *(f"{a}_max" for a in rules.ABILITIES)), Kind.BUILD),
+            **dict.fromkeys(rules.ABILITIES, Kind.PLAY),
+            **dict.fromkeys(("stunned", "rage_advantage", *HARD_TO_USED.values()), Kind.PLAY),
+            **dict.fromkeys(CONDITIONS, Kind.PLAY),
+            "dead": Kind.GM,
+            "armor": Kind.KIT,
+            "weapon": Kind.KIT,
+        },
+        TriadTrait: dict.fromkeys(("kind", "name", "description", "adv", "ability", "custom"), Kind.BUILD),
+    }
     demo_campaign = ("Castle Dracula", "Hunters climb toward the count's tower. Triad demo table.")
     campaign_options = (
         (
@@ -408,7 +427,8 @@ class TriadSystem(SheetSystem):
     template = "triad/sheet.html"
     builder_template = "triad/builder.html"
     stylesheet = "triad/triad.css"
-    samples = rules.SAMPLE_CHARACTERS
+    # The demo's Van Helsing, like the seed's, matches no tier: the demo table allows such characters.
+    demo_options = {OUT_OF_TIER_OPTION: True}
 
     # ----- builder ---------------------------------------------------------------------------------
 
@@ -451,6 +471,21 @@ class TriadSystem(SheetSystem):
                 )
         rows += [TriadTrait(character=character, kind=TriadTrait.Kind.POWER, name=p) for p in build.powers]
         TriadTrait.objects.bulk_create(rows)
+
+    def import_builder_form(self, *, campaign, data, play):
+        form = self.builder_form(campaign=campaign, data=data)
+        # A character built outside the tiers has none in its file: say why that matters here.
+        form.fields["tier"].error_messages["required"] = (
+            "it matches no tier, and this campaign builds characters within the tiers (its GM may allow "
+            "characters outside them)"
+        )
+        return form
+
+    def sample_characters(self, campaign) -> dict[str, rules.SampleCharacter]:
+        """The seed's samples this campaign's builder accepts: one outside every tier only where the GM
+        allows such characters."""
+        allowed = bool((campaign.options or {}).get(OUT_OF_TIER_OPTION))
+        return {key: sample for key, sample in rules.SAMPLE_CHARACTERS.items() if sample.tier or allowed}
 
     def sample_form_data(self, key: str) -> dict[str, Any]:
         """Builder data for one of the seed's sample characters (created with one click)."""
@@ -502,7 +537,7 @@ class TriadSystem(SheetSystem):
     def _condition_paths(traits) -> list[str]:
         """The play state a GM may need to set by hand; a Hard To ... flag only with its trait."""
         names = {t.name for t in traits if t.kind == TriadTrait.Kind.TRAIT}
-        return ["stunned", "rage_advantage", "dead"] + [
+        return ["stunned", *CONDITIONS, "rage_advantage", "dead"] + [
             HARD_TO_USED[a] for a, trait in rules.HARD_TO.items() if trait in names
         ]
 
@@ -510,7 +545,12 @@ class TriadSystem(SheetSystem):
         sheet = character.triad
         if path in rules.ABILITIES:
             return EditableField(
-                path, ABILITY_LABELS[path], getattr(sheet, path), min=0, max=getattr(sheet, f"{path}_max")
+                path,
+                ABILITY_LABELS[path],
+                getattr(sheet, path),
+                min=0,
+                max=getattr(sheet, f"{path}_max"),
+                kind=self.kind_of(TriadSheet, path),
             )
         if path.endswith("_max") and path[:-4] in rules.ABILITIES:
             return EditableField(
@@ -519,18 +559,30 @@ class TriadSystem(SheetSystem):
                 getattr(sheet, path),
                 min=rules.ABILITY_MIN,
                 max=rules.ABILITY_MAX,
+                kind=self.kind_of(TriadSheet, path),
             )
         if path in CONDITION_LABELS:
-            # What the fight decided is the GM's to overrule, not the player's to wish away.
+            # What the fight decided is play state (death the GM's alone), not the player's to wish away.
             return EditableField(
-                path, CONDITION_LABELS[path], getattr(sheet, path), input_type="checkbox", gm_only=True
+                path,
+                CONDITION_LABELS[path],
+                getattr(sheet, path),
+                input_type="checkbox",
+                kind=self.kind_of(TriadSheet, path),
             )
         if path == "tier":
             choices = [(k, t.name) for k, t in rules.TIERS.items()]
             # "No tier" is the GM's optional rule; a sheet already without one keeps the choice.
             if _out_of_tier_allowed(character) or not sheet.tier:
                 choices = [("", "No tier"), *choices]
-            return EditableField(path, "Tier", sheet.tier, input_type="select", choices=tuple(choices))
+            return EditableField(
+                path,
+                "Tier",
+                sheet.tier,
+                input_type="select",
+                choices=tuple(choices),
+                kind=self.kind_of(TriadSheet, "tier"),
+            )
         if path in ("armor", "weapon"):
             return EditableField(
                 path,
@@ -538,6 +590,7 @@ class TriadSystem(SheetSystem):
                 getattr(sheet, path),
                 input_type="select",
                 choices=tuple(TriadSheet._meta.get_field(path).choices),
+                kind=self.kind_of(TriadSheet, path),
             )
         raise KeyError(path)
 
@@ -571,12 +624,16 @@ class TriadSystem(SheetSystem):
 
     @staticmethod
     def _odds(sheet, task: Task, options) -> TaskOdds:
-        """The task under the options: an (Adv.) trait adds an advantage source and wins mixed results."""
-        rage = sheet.rage_advantage and task.ability == rules.BODY
-        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + task.adv + rage
-        disadvantages = (options.get("disadvantages") or 0) + sheet.stunned
-        edge = rules.net_edge(advantages, disadvantages)
+        """The task under the options: an (Adv.) trait (the button's own, or "An (Adv.) trait applies", one
+        trait either way) adds an advantage source and wins mixed results (Triad l.17, l.62); a hold or
+        ropes weigh on Body tasks (l.63, l.125)."""
+        body = task.ability == rules.BODY
         adv_trait = task.adv or bool(options.get("adv_trait"))
+        rage = sheet.rage_advantage and body
+        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + adv_trait + rage
+        held = sheet.body_hindrances if body else 0
+        disadvantages = (options.get("disadvantages") or 0) + sheet.stunned + held
+        edge = rules.net_edge(advantages, disadvantages)
         # An exceptional tool's rating stands in for the score outright, lower or higher.
         current = rules.effective_ability(getattr(sheet, task.ability), tool=options.get("tool"))
         difficulty = options.get("difficulty", 10)
@@ -613,6 +670,12 @@ class TriadSystem(SheetSystem):
             raise KeyError(key)
         if sheet.dead:
             raise ValidationError(f"{character.name} is dead and rolls nothing.")
+        if sheet.dying:
+            # Triad l.126, l.100: no task at all, a hazard's roll to avoid harm included.
+            raise ValidationError(
+                f"{character.name} is dying and makes no roll: only a crawl of "
+                f"{rules.CRAWL_FEET} feet a turn."
+            )
         odds = self._odds(sheet, task, options)
         ability, current, difficulty = task.ability, odds.current, odds.difficulty
         own = getattr(sheet, ability)  # the character's score, which pays for extra effort even with a tool

@@ -6,7 +6,8 @@ from django.core.exceptions import ValidationError
 from django.views.decorators.http import require_POST
 
 from campaigns.forms import IdField
-from sheets import selectors
+from sheets import policy, selectors
+from sheets.policy import Kind
 from sheets.views import sheet_action
 
 from . import sheet as triad
@@ -26,18 +27,30 @@ def _refusal_messages(request, refused: ValidationError) -> None:
         messages.error(request, " ".join(refused.messages))
 
 
+# Traits are the build (Triad has no XP to buy them): after creation the GM's, by the write policy.
+TRAITS = "The trait list"
+
+
 @require_POST
 def rest(request, character_id: int):
     character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
     return sheet_action(
         request,
         character,
-        lambda data, seen: triad.rest(
-            character=character,
-            hours=data["hours"],
-            split=data["split"],
-            author=request.user,
-            seen_version=seen,
+        # Hours of rest on the player's word give points back with no roll: play state typed by hand.
+        lambda data, seen: policy.by_hand(
+            request.user,
+            character,
+            Kind.PLAY,
+            "Points recovered by rest",
+            lambda: triad.rest(
+                character=character,
+                hours=data["hours"],
+                split=data["split"],
+                author=request.user,
+                seen_version=seen,
+            ),
+            lambda changes: f"a rest of {data['hours']} h: " + (", ".join(changes) or "nothing to recover"),
         ),
         lambda changes: "Rested: " + (", ".join(changes) or "nothing needed recovering."),
         form=triad.RestForm(request.POST, prefix="rest"),
@@ -48,12 +61,17 @@ def rest(request, character_id: int):
 @require_POST
 def trait_add(request, character_id: int):
     character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
+
+    def act(data, seen):
+        policy.require(request.user, character, Kind.BUILD, TRAITS)
+        return triad.trait_add(
+            character=character, trait=data["trait"], author=request.user, seen_version=seen
+        )
+
     return sheet_action(
         request,
         character,
-        lambda data, seen: triad.trait_add(
-            character=character, trait=data["trait"], author=request.user, seen_version=seen
-        ),
+        act,
         lambda row: f"Added {row.name}.",
         form=triad.TraitAddForm(request.POST, prefix="trait"),
         refused=_refusal_messages,
@@ -63,12 +81,17 @@ def trait_add(request, character_id: int):
 @require_POST
 def trait_remove(request, character_id: int):
     character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
+
+    def act(data, seen):
+        policy.require(request.user, character, Kind.BUILD, TRAITS)
+        return triad.trait_remove(
+            character=character, trait_id=data["trait"], author=request.user, seen_version=seen
+        )
+
     return sheet_action(
         request,
         character,
-        lambda data, seen: triad.trait_remove(
-            character=character, trait_id=data["trait"], author=request.user, seen_version=seen
-        ),
+        act,
         lambda name: f"Removed {name}.",
         form=TraitRemoveForm(request.POST),
         refused=_refusal_messages,
