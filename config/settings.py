@@ -294,6 +294,10 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# Uploaded portraits (sheets/portraits.py): never served as static files, only through a view that checks
+# the viewer's seat, so there is no MEDIA_URL.
+MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT") or DATA_DIR / "media")
+
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]

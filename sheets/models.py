@@ -21,6 +21,8 @@ class Character(models.Model):
     name = models.CharField(max_length=80)
     is_npc = models.BooleanField(default=False)
     notes = models.TextField(max_length=4000, blank=True)
+    # The stored file's name under MEDIA_ROOT/portraits (random, never the uploader's), "" when none.
+    portrait = models.CharField(max_length=64, blank=True, default="")
     # Bumped by every change; a save that carries an older number is refused (see claim_version).
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -4,6 +4,7 @@ A version 2 document (``EXPORT_VERSION``) is::
 
     {"format": "tabletop-character", "version": 2, "system": "<campaign system>",
      "name": ..., "notes": ...,
+     "portrait": null,  # or a note that there is one: the image itself is not exported (nor imported)
      "sheet": {...},   # the build, in the builder form's field names (SheetSystem.export_data)
      "play": {...}}    # every stored value of the system's rows, by relation from the character
 
@@ -106,6 +107,9 @@ def play_state(character: Character) -> dict[str, Any]:
     return state
 
 
+PORTRAIT_NOTE = "This character has a portrait at its table; the image is not in this file."
+
+
 def export_document(character: Character) -> dict[str, Any]:
     """The whole character as a version 2 document."""
     load_sheet_rows(character)
@@ -116,6 +120,8 @@ def export_document(character: Character) -> dict[str, Any]:
         "system": character.campaign.system,
         "name": character.name,
         "notes": character.notes,
+        # The image stays at its table (sheets/portraits.py): the file only says whether there was one.
+        "portrait": PORTRAIT_NOTE if character.portrait else None,
         "sheet": system.export_data(character),
         "play": play_state(character),
     }

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import recent, views, xp
+from . import portraits, recent, views, xp
 from .registry import game_systems
 
 urlpatterns = [
@@ -25,6 +25,8 @@ urlpatterns = [
         views.sheet_history_export,
         name="sheet_history_export",
     ),
+    path("characters/<id:character_id>/portrait/", portraits.portrait, name="portrait"),
+    path("characters/<id:character_id>/portrait/remove/", portraits.portrait_remove, name="portrait_remove"),
     path("characters/<id:character_id>/xp/award/", xp.xp_award, name="xp_award"),
     path("characters/<id:character_id>/xp/spend/", xp.xp_spend, name="xp_spend"),
 ]

@@ -334,6 +334,7 @@ NOT_IN_THE_WORLD = {
     "request_result",  # once characters have answered
     "turn_defend",  # an NPC's attack waiting on the player's defence
     "defence_odds",
+    "portrait_remove",  # a sheet with a portrait
 }
 
 

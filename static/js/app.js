@@ -204,5 +204,22 @@
     try { if (document.execCommand("copy")) { done(); } } catch (error) { /* the link stays selected */ }
   });
 
+  // The sheet's Print button: the print stylesheet (app.css, @media print) lays the sheet out for paper.
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("button[data-print]")) { window.print(); }
+  });
+
+  // A feed entry's portrait lies over its initial's badge, and the feed does not know whether there is one:
+  // hide an image that does not load (none, or an NPC's the viewer may not see), so the badge shows.
+  // Error events do not bubble, so listen while they go down; images that failed before this ran are
+  // found once the page is parsed.
+  function hideBroken(img) { img.hidden = true; }
+  document.addEventListener("error", function (event) {
+    if (event.target.matches && event.target.matches("img[data-portrait]")) { hideBroken(event.target); }
+  }, true);
+  document.querySelectorAll("img[data-portrait]").forEach(function (img) {
+    if (img.complete && img.naturalWidth === 0) { hideBroken(img); }
+  });
+
   window.tabletop = { showMessage: showMessage };
 })();

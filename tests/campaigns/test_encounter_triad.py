@@ -12,7 +12,7 @@ from sheets.demo import load_demo_characters
 from sheets.history import snapshot
 from sheets.models import SheetChange
 from sheets.registry import combat_for
-from sheets.systems.triad import sheet as triad_sheet
+from sheets.systems.triad import actions as triad_actions
 from sheets.systems.triad.models import TriadSheet
 from tests.conftest import page_text
 
@@ -212,7 +212,7 @@ def test_only_the_gm_runs_encounters(fight, player, outsider, client_for, who, s
 def give_trait(character, name, gm):
     """Add a listed trait the way the sheet's form does (versioned, in the history)."""
     trait = rules.find_trait(name)
-    triad_sheet.trait_add(
+    triad_actions.trait_add(
         character=character,
         trait={
             "name": trait.name,
@@ -349,7 +349,7 @@ def test_hard_to_kill_works_once_until_body_is_full_again(crypt, gm):
     helsing.triad.refresh_from_db()
     assert (helsing.triad.body, helsing.triad.dying) == (0, True)  # used: no second rescue
     # Rested back to full Body, the trait is ready again.
-    triad_sheet.rest(character=helsing, hours=8, split={"body": 8, "mind": 0, "spirit": 0}, author=gm)
+    triad_actions.rest(character=helsing, hours=8, split={"body": 8, "mind": 0, "spirit": 0}, author=gm)
     helsing.triad.refresh_from_db()
     assert (helsing.triad.body, helsing.triad.hard_to_kill_used) == (8, False)
 

@@ -1,4 +1,5 @@
-"""A player takes a played character from one campaign to another: export from the sheet, import there."""
+"""A played character moves from one campaign to another: export from the sheet, import there (the player's
+import a fresh build, the GM's whole)."""
 
 import os
 
@@ -32,7 +33,9 @@ def larry(make_campaign, gm, player, other_player):
     return Character.objects.get(pk=larry.pk)
 
 
-def test_a_played_character_moves_to_another_campaign(new_page, larry, make_campaign, player, tmp_path):
+def test_a_played_character_moves_to_another_campaign(new_page, larry, make_campaign, gm, player, tmp_path):
+    """The player's import is a fresh build that says what it reset; the GM's import of the same file
+    brings the character whole (sheets/transfer.py: import is a build, not a backdoor)."""
     second = make_campaign("fivebyfive", name="The Glass Coast")
     Membership.objects.create(campaign=second, user=player)
     xp_left = larry.fivebyfive.xp
@@ -46,26 +49,37 @@ def test_a_played_character_moves_to_another_campaign(new_page, larry, make_camp
     saved = tmp_path / "larry.json"
     download.value.save_as(saved)
 
+    # The player's own import: the build, checked; XP and damage start fresh, and the page says so.
     page.goto(f"/campaigns/{second.pk}/characters/new/")
-    expect(page.get_by_text("brings the character whole")).to_be_visible()
+    expect(page.locator("#import-help")).to_contain_text("start fresh")
     page.get_by_label("Character file").set_input_files(str(saved))
     if shots := os.environ.get("SCREENSHOT_DIR"):
         page.screenshot(path=os.path.join(shots, "import-page.png"), full_page=True)
     page.get_by_role("button", name="Import").click()
-    expect(page.get_by_text("Imported Larry Booker with its play state")).to_be_visible()
-    copy = second.characters.get()
-    page.wait_for_url(f"**{copy.get_absolute_url()}")
-    # The same XP to spend and the same hit points as at the first table.
-    expect(page.get_by_text(f"Spend XP ({xp_left} XP to spend)")).to_be_visible()
-    expect(page.locator('[data-path="hp"]')).to_have_text("4")
+    expect(page.get_by_text("Reset from the file")).to_be_visible()
+    fresh = second.characters.get(owner=player)
+    page.wait_for_url(f"**{fresh.get_absolute_url()}")
+    assert (fresh.fivebyfive.xp, fresh.fivebyfive.hp) == (0, 12)
+
+    # The GM imports the same file whole: the same XP to spend and hit points as at the first table.
+    the_gm = new_page()
+    log_in(the_gm, gm.username, PASSWORD)
+    the_gm.goto(f"/campaigns/{second.pk}/characters/new/")
+    expect(the_gm.locator("#import-help")).to_contain_text("brings the character whole")
+    the_gm.get_by_label("Character file").set_input_files(str(saved))
+    the_gm.get_by_role("button", name="Import").click()
+    expect(the_gm.get_by_text("Imported Larry Booker with its play state")).to_be_visible()
+    copy = second.characters.exclude(pk=fresh.pk).get()
+    the_gm.wait_for_url(f"**{copy.get_absolute_url()}")
+    expect(the_gm.locator('[data-path="hp"]')).to_have_text("4")
     assert (copy.fivebyfive.xp, copy.fivebyfive.hp) == (xp_left, 4)
 
-    page.get_by_role("link", name="History").click()
-    change = page.locator(".history-list li", has_text="Imported from file with its play state")
-    expect(change).to_contain_text(player.username)
+    the_gm.get_by_role("link", name="History").click()
+    change = the_gm.locator(".history-list li", has_text="Imported from file with its play state")
+    expect(change).to_contain_text(gm.username)
     expect(change.get_by_role("row", name="hp 12 4")).to_be_visible()
-    with page.expect_download() as history_download:
-        page.get_by_role("link", name="JSON").click()
+    with the_gm.expect_download() as history_download:
+        the_gm.get_by_role("link", name="JSON").click()
     assert history_download.value.suggested_filename == "larry-booker-history.json"
     if shots := os.environ.get("SCREENSHOT_DIR"):
-        page.screenshot(path=os.path.join(shots, "history-page.png"), full_page=True)
+        the_gm.screenshot(path=os.path.join(shots, "history-page.png"), full_page=True)

@@ -22,7 +22,7 @@ from sheets.demo import load_demo_characters
 from sheets.history import load_sheet_rows, sheet_relations, snapshot
 from sheets.models import Character, SheetChange
 from sheets.registry import system_for
-from sheets.systems.triad.sheet import trait_add
+from sheets.systems.triad.actions import trait_add
 from sheets.transfer import IMPORT_REASON, play_fields, play_state
 
 # Every stored field of every system row, as the play state must carry it. A field added to a model

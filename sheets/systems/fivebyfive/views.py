@@ -10,7 +10,7 @@ from sheets import policy, selectors
 from sheets.policy import Kind
 from sheets.views import sheet_action
 
-from . import healing
+from . import healing, recovery
 from . import sheet as fivebyfive
 
 
@@ -28,11 +28,11 @@ def time_passes(request, character_id: int):
     return sheet_action(
         request,
         character,
-        lambda data, seen: fivebyfive.time_passes(
+        lambda data, seen: recovery.time_passes(
             character=character, minutes=data["minutes"], author=request.user, seen_version=seen
         ),
         _sentence,
-        form=fivebyfive.TimePassesForm(request.POST, prefix="time"),
+        form=recovery.TimePassesForm(request.POST, prefix="time"),
     )
 
 
@@ -48,13 +48,13 @@ def rest(request, character_id: int):
             character,
             Kind.PLAY,
             "HP healed by rest",
-            lambda: fivebyfive.rest(
+            lambda: recovery.rest(
                 character=character, days=data["days"], author=request.user, seen_version=seen
             ),
             lambda said: f"a rest of {data['days']} days: {said}",
         ),
         _sentence,
-        form=fivebyfive.RestForm(request.POST, prefix="rest"),
+        form=recovery.RestForm(request.POST, prefix="rest"),
     )
 
 

@@ -10,7 +10,9 @@ from sheets import policy, selectors
 from sheets.policy import Kind
 from sheets.views import sheet_action
 
-from . import sheet as triad
+from . import actions
+from .base import ABILITY_LABELS
+from .sheet import system
 
 
 class TraitRemoveForm(forms.Form):
@@ -21,7 +23,7 @@ def _refusal_messages(request, refused: ValidationError) -> None:
     """A rest's points refused per ability are named with it ("Points to Mind: ...")."""
     if hasattr(refused, "error_dict"):
         for name, errors in refused.message_dict.items():
-            label = triad.ABILITY_LABELS.get(name, name.title())
+            label = ABILITY_LABELS.get(name, name.title())
             messages.error(request, f"Points to {label}: " + " ".join(errors))
     else:
         messages.error(request, " ".join(refused.messages))
@@ -33,7 +35,7 @@ TRAITS = "The trait list"
 
 @require_POST
 def rest(request, character_id: int):
-    character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
+    character = selectors.character_for_editor(request.user, character_id, system=system.key)
     return sheet_action(
         request,
         character,
@@ -43,7 +45,7 @@ def rest(request, character_id: int):
             character,
             Kind.PLAY,
             "Points recovered by rest",
-            lambda: triad.rest(
+            lambda: actions.rest(
                 character=character,
                 hours=data["hours"],
                 split=data["split"],
@@ -53,18 +55,18 @@ def rest(request, character_id: int):
             lambda changes: f"a rest of {data['hours']} h: " + (", ".join(changes) or "nothing to recover"),
         ),
         lambda changes: "Rested: " + (", ".join(changes) or "nothing needed recovering."),
-        form=triad.RestForm(request.POST, prefix="rest"),
+        form=actions.RestForm(request.POST, prefix="rest"),
         refused=_refusal_messages,
     )
 
 
 @require_POST
 def trait_add(request, character_id: int):
-    character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
+    character = selectors.character_for_editor(request.user, character_id, system=system.key)
 
     def act(data, seen):
         policy.require(request.user, character, Kind.BUILD, TRAITS)
-        return triad.trait_add(
+        return actions.trait_add(
             character=character, trait=data["trait"], author=request.user, seen_version=seen
         )
 
@@ -73,18 +75,18 @@ def trait_add(request, character_id: int):
         character,
         act,
         lambda row: f"Added {row.name}.",
-        form=triad.TraitAddForm(request.POST, prefix="trait"),
+        form=actions.TraitAddForm(request.POST, prefix="trait"),
         refused=_refusal_messages,
     )
 
 
 @require_POST
 def trait_remove(request, character_id: int):
-    character = selectors.character_for_editor(request.user, character_id, system=triad.system.key)
+    character = selectors.character_for_editor(request.user, character_id, system=system.key)
 
     def act(data, seen):
         policy.require(request.user, character, Kind.BUILD, TRAITS)
-        return triad.trait_remove(
+        return actions.trait_remove(
             character=character, trait_id=data["trait"], author=request.user, seen_version=seen
         )
 

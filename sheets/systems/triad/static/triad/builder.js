@@ -5,7 +5,7 @@
   "use strict";
 
   function count(have, want, done, short) {
-    // Words it exactly as sheets/systems/triad/sheet.py _count does.
+    // Words it exactly as sheets/systems/triad/builder.py _count does.
     if (want === null) return have + " " + done + " (no tier)";
     var gap = want - have;
     var rest = gap > 0 ? gap + " " + short : gap < 0 ? -gap + " too many" : "exactly right";

@@ -1,0 +1,124 @@
+"""A portrait uploaded from the sheet and seen on it and in the feed; every system's sheet printed."""
+
+import io
+import re
+
+import pytest
+from PIL import Image
+from playwright.sync_api import expect
+
+from campaigns.services import feed_entry_create
+from rules.dice import Outcome
+from sheets.demo import load_demo_characters
+from sheets.registry import game_systems
+
+from .session import logged_in_page, shoot, table_url
+
+pytestmark = pytest.mark.e2e
+
+A_LINE = {"dice": [], "outcome": Outcome.NONE.value, "outcome_label": "", "total": None, "changes": []}
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def png(colour=(30, 120, 200), size=(900, 600)):
+    out = io.BytesIO()
+    Image.new("RGB", size, colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def loaded(locator) -> bool:
+    return locator.evaluate("img => img.complete && img.naturalWidth > 0")
+
+
+def test_a_portrait_uploaded_on_the_sheet_shows_there_and_in_the_feed(
+    new_page, make_campaign, player, other_player
+):
+    campaign = make_campaign("triad", players=[player, other_player], name="Castle Night")
+    load_demo_characters(campaign, players=[player, other_player])
+    mine = campaign.characters.get(owner=player)
+    theirs = campaign.characters.get(owner=other_player)
+
+    page = logged_in_page(new_page, player, mine.get_absolute_url())
+    badge = page.locator(".sheet-header .avatar-badge")
+    expect(badge).to_have_text(mine.name[0].upper())
+    page.locator("#portrait-file").set_input_files(
+        files=[{"name": "me.png", "mimeType": "image/png", "buffer": png()}]
+    )
+    page.get_by_role("button", name="Upload").click()
+    expect(page.get_by_text("Portrait saved.")).to_be_visible()
+    portrait = page.get_by_role("img", name=mine.name, exact=True).and_(page.locator("img.avatar-lg"))
+    expect(portrait).to_be_visible()
+    assert loaded(portrait)
+    shoot(page, "portrait-sheet", top=True)
+    phone = logged_in_page(new_page, other_player, mine.get_absolute_url(), phone=True)
+    expect(phone.locator("img.avatar-lg")).to_be_visible()
+    assert loaded(phone.locator("img.avatar-lg"))
+    shoot(phone, "portrait-sheet-phone", top=True)
+
+    # One line about each character: the portrait beside the one that has it, the initial beside the other.
+    for character in (mine, theirs):
+        feed_entry_create(campaign=campaign, author=character.owner, character=character,
+                          label=f"{character.name} looks around", result=A_LINE)
+    page.goto(table_url(campaign))
+    entry = page.locator(".feed-entry", has_text=f"{mine.name} looks around")
+    with_portrait = entry.locator("img[data-portrait]")
+    expect(with_portrait).to_be_visible()
+    assert loaded(with_portrait)
+    other = page.locator(".feed-entry", has_text=f"{theirs.name} looks around")
+    expect(other.locator(".avatar-badge")).to_contain_text(theirs.name[0].upper())
+    expect(other.locator("img[data-portrait]")).to_be_hidden()  # none to load: no broken image
+    shoot(page, "portrait-feed", top=True)
+
+    # Removed: the badge again.
+    page.goto(mine.get_absolute_url())
+    page.get_by_role("button", name="Remove the portrait").click()
+    expect(page.get_by_text("Portrait removed.")).to_be_visible()
+    expect(page.locator(".sheet-header .avatar-badge")).to_be_visible()
+
+
+def page_count(pdf: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf))
+
+
+@pytest.mark.parametrize("system", [config.label for config in game_systems()])
+def test_every_systems_sheet_prints_on_one_or_two_pages(
+    new_page, make_campaign, player, other_player, system
+):
+    campaign = make_campaign(system, players=[player, other_player])
+    load_demo_characters(campaign, players=[player, other_player])
+    character = campaign.characters.get(owner=player)
+    page = logged_in_page(new_page, player, character.get_absolute_url())
+
+    # The button prints the page (the browser's dialog stubbed: headless has none to show).
+    page.evaluate("window.print = () => { document.body.dataset.printed = 'yes'; }")
+    page.get_by_role("button", name="Print").click()
+    expect(page.locator("body")).to_have_attribute("data-printed", "yes")
+
+    # Values the screen shows: the name, the sheet's own values and the roll buttons with their odds.
+    values = [character.name]
+    values += page.locator(".sheet-body .editable-value, main .editable-value").all_inner_texts()[:6]
+    values += page.locator(".roll-button .roll-label").all_inner_texts()[:4]
+    values = [value.strip() for value in values if value.strip()]
+    assert len(values) >= 5, values
+
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": 794, "height": 1123})  # an A4 page's width, as page.pdf lays it out
+    shoot(page, f"print-{system}")
+    for hidden in ("nav", "button[data-print]", "#roll-options-panel", "#roll-result", ".portrait-edit"):
+        for element in page.locator(hidden).all():
+            expect(element).to_be_hidden()
+    text = page.locator("body").inner_text()  # what is rendered: hidden parts have no text here
+    for value in values:
+        assert value in text, f"{value!r} is not on the printed sheet"
+    colours = page.evaluate(
+        "[getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]"
+    )
+    assert colours == ["rgb(255, 255, 255)", "rgb(0, 0, 0)"]
+
+    pdf = page.pdf(format="A4", print_background=False)
+    assert pdf.startswith(b"%PDF")
+    assert 1 <= page_count(pdf) <= 2, f"{page_count(pdf)} pages"
