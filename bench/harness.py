@@ -516,6 +516,8 @@ async def gm_hp_edit(seat: FullTable, number: int, hp: str) -> dict:
     editor = re.search(r"<input\b[^>]*name=\"value\"[^>]*>", text)
     value = (attr(editor.group(0), "value") if editor else None) or ""
     version = re.search(r'name="version" value="(\d+)"', text)
-    new = str(int(value) - 1 if int(value) > 0 else int(value) + 1) if value.isdigit() else value
+    # ASCII digits only, as the app's number field reads them (str.isdigit passes "²", which int() refuses).
+    number = int(value) if re.fullmatch(r"[0-9]+", value) else None
+    new = value if number is None else str(number - 1 if number > 0 else number + 1)
     fields = {"value": new, "version": version.group(1) if version else "0"}
     return await seat.click(page, path, fields, target=None, entry=False)

@@ -22,7 +22,7 @@ Two parts, each against the app served by ``python -m uvicorn worker_app:applica
   crosses 100 ms or the last step, and prints the most tables held at p99 under 100 ms.
 """
 
-from __future__ import annotations
+from __future__ import re
 
 import argparse
 import asyncio
@@ -57,7 +57,7 @@ def family(pid: int) -> list[int]:
     """The process and every descendant (uvicorn's workers), from /proc."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
+        if re.fullmatch(r"[0-9]+", entry.name):  # a process's folder (ASCII digits; isdigit passes "²")
             try:
                 parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
