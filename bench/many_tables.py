@@ -22,12 +22,13 @@ Two parts, each against the app served by ``python -m uvicorn worker_app:applica
   crosses 100 ms or the last step, and prints the most tables held at p99 under 100 ms.
 """
 
-from __future__ import re
+from __future__ import annotations
 
 import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
