@@ -28,6 +28,13 @@ from .models import L5RSheet, L5RSkill, L5RWeapon
 from .xp import XP_TOTAL_MAX, sheet_cost, starting_xp, xp_left
 
 # Ranks are bought with XP; the school, the armor and the weapons' dice are the builder's; a GM corrects.
+# A weapon's values edited in place: part -> (label, lowest, highest, a bow's?).
+WEAPON_FIELDS = {
+    "bow_strength": ("strength", 1, rules.TRAIT_MAX, True),
+    "rolled": ("rolled dice", 0, rules.TEN_DICE, False),
+    "kept": ("kept dice", 1, rules.TEN_DICE, False),
+}
+
 VALUE_KINDS = {
     L5RSheet: {
         **dict.fromkeys((*rules.TRAITS, "void", "school", "school_rank", "armor", "reduction"), Kind.BUILD),
@@ -183,32 +190,17 @@ class L5RFields(SheetSystem):
                 )
         if kind == "weapon" and row_id(ident):
             weapon = next((w for w in character.l5r_weapons.all() if w.pk == row_id(ident)), None)
-            if weapon is not None and weapon.bow_strength is not None and part == "bow_strength":
+            spec = WEAPON_FIELDS.get(part)
+            # A bow has its strength; any other weapon its rolled and kept dice.
+            if weapon is not None and spec is not None and (weapon.bow_strength is not None) == spec[3]:
+                label, low, high, _ = spec
                 return EditableField(
                     path,
-                    f"{weapon.name} strength",
-                    weapon.bow_strength,
-                    min=1,
-                    max=rules.TRAIT_MAX,
-                    kind=self.kind_of(L5RWeapon, "bow_strength"),
-                )
-            if weapon is not None and weapon.bow_strength is None and part == "rolled":
-                return EditableField(
-                    path,
-                    f"{weapon.name} rolled dice",
-                    weapon.rolled,
-                    min=0,
-                    max=rules.TEN_DICE,
-                    kind=self.kind_of(L5RWeapon, "rolled"),
-                )
-            if weapon is not None and weapon.bow_strength is None and part == "kept":
-                return EditableField(
-                    path,
-                    f"{weapon.name} kept dice",
-                    weapon.kept,
-                    min=1,
-                    max=rules.TEN_DICE,
-                    kind=self.kind_of(L5RWeapon, "kept"),
+                    f"{weapon.name} {label}",
+                    getattr(weapon, part),
+                    min=low,
+                    max=high,
+                    kind=self.kind_of(L5RWeapon, part),
                 )
         raise KeyError(path)
 
