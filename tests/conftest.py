@@ -22,6 +22,22 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 ROLLING_VIEWS = ("sheets.views", "play.request_views", "play.encounter_views", "play.saved_roll_views")
 
 
+# How long a test waits for a socket frame that is due: long, since only a broken app uses it up and a
+# busy machine (CI, other work) can take seconds to deliver one; a frame that must not come is checked
+# with receive_nothing after a frame that must, never by waiting this out.
+FRAME_WAIT = 30
+
+# The parts of a body that are random per request (clock times to the microsecond, 32-hex keys and
+# file names, 64-character CSRF tokens): a secret's digits may turn up inside them by chance.
+RANDOM_ON_THE_WIRE = re.compile(r'datetime="[^"]*"|\b[0-9a-f]{32}\b|\b[A-Za-z0-9]{64}\b')
+
+
+def wire(html: str) -> str:
+    """A raw body or frame with its per-request random parts cut out, so a check for a hidden number
+    that is absent is not failed by a timestamp or key that happens to contain its digits."""
+    return RANDOM_ON_THE_WIRE.sub("", html)
+
+
 def page_text(response) -> str:
     """The response's visible text: tags stripped, white space folded."""
     return re.sub(r"\s+", " ", strip_tags(response.content.decode()))

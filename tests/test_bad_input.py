@@ -33,6 +33,7 @@ from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
 from sheets.registry import system_for
 from sheets.services import character_edit
+from tests.conftest import FRAME_WAIT
 from tests.npcs import sample_npc
 
 from .campaigns.test_consumers import open_socket
@@ -689,7 +690,7 @@ async def test_socket_frames_with_junk_are_refused(campaign, player, settings, f
     greeting = isinstance(frame, dict) and frame.get("type") == "hello"
     communicator, _ = await open_socket(player, campaign, hello=None if greeting else 0)
     await communicator.send_to(text_data=json.dumps(frame))  # NaN and 1e999 go out as NaN and Infinity
-    output = await communicator.receive_output(timeout=5)
+    output = await communicator.receive_output(timeout=FRAME_WAIT)
     if output["type"] == "websocket.close":
         assert output.get("code") == consumers.CLOSE_BAD_MESSAGE
     else:

@@ -17,7 +17,7 @@ from campaigns import commands, realtime
 from campaigns.models import WHISPER, FeedEntry, Visibility, WhisperRecipient
 from sheets.models import Character
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import HTMX
+from tests.conftest import FRAME_WAIT, HTMX
 
 MARK = "mark-4417"
 
@@ -206,7 +206,7 @@ async def test_each_command_reaches_exactly_its_audience(
         if gets == "-":
             assert await socket.receive_nothing(timeout=0.3), name
             continue
-        raw = (await socket.receive_output(timeout=5))["text"]
+        raw = (await socket.receive_output(timeout=FRAME_WAIT))["text"]
         frame = json.loads(raw)
         assert frame["type"] == "entry", name
         if gets == "F":

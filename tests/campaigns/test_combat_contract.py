@@ -30,7 +30,7 @@ from sheets.demo import load_demo_characters
 from sheets.registry import game_systems
 from tests.campaigns.encounter import roller
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import HTMX
+from tests.conftest import FRAME_WAIT, HTMX
 
 SYSTEMS = [config.label for config in game_systems()]
 
@@ -277,7 +277,7 @@ def player_pages(table: Table) -> str:
 async def drained(communicator) -> list[str]:
     frames = []
     while not await communicator.receive_nothing(timeout=0.3):
-        frames.append((await communicator.receive_output(timeout=1))["text"])
+        frames.append((await communicator.receive_output(timeout=FRAME_WAIT))["text"])
     return frames
 
 

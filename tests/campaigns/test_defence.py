@@ -18,7 +18,7 @@ from play.models import Encounter
 from tests.campaigns.encounter import show_npc_numbers
 from tests.campaigns.test_consumers import open_socket
 from tests.campaigns.test_player_turns import actor_of, combatant, make_fight, roller
-from tests.conftest import HTMX
+from tests.conftest import FRAME_WAIT, HTMX
 
 pytestmark = pytest.mark.django_db
 
@@ -367,7 +367,7 @@ async def test_the_prompt_travels_as_a_bare_refresh(in_memory_layer, make_campai
         author=gm,
     )
     for socket in (alice, bob):
-        heard = await socket.receive_json_from(timeout=5)
+        heard = await socket.receive_json_from(timeout=FRAME_WAIT)
         assert heard == {"type": "refresh", "panel": "encounter"}
         assert await socket.receive_nothing()
     await alice.disconnect()

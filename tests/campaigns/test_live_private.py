@@ -21,6 +21,7 @@ from tests.campaigns.test_consumers import (
     open_socket,
     roll,
 )
+from tests.conftest import FRAME_WAIT
 
 SYSTEMS = [config.label for config in game_systems()]
 
@@ -65,7 +66,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 async def test_a_players_frames_carry_no_counter_of_hidden_entries(campaign, gm, player):
     player_socket, _ = await open_socket(player, campaign)
     await player_socket.send_json_to({"type": "ping"})
-    assert await player_socket.receive_json_from(timeout=5) == {"type": "pong"}
+    assert await player_socket.receive_json_from(timeout=FRAME_WAIT) == {"type": "pong"}
     await aroll(campaign, player)
     await aroll(campaign, gm, visibility="gm")
     await aroll(campaign, gm, visibility="blind")
@@ -74,7 +75,7 @@ async def test_a_players_frames_carry_no_counter_of_hidden_entries(campaign, gm,
     assert (await apost_chat(player, campaign, "Ready")).status_code == 200  # the chat box's POST
     said = await entries(player_socket, 1)
     await player_socket.send_json_to({"type": "ping"})
-    pong = await player_socket.receive_json_from(timeout=5)
+    pong = await player_socket.receive_json_from(timeout=FRAME_WAIT)
     for frame in [*frames, *said, pong]:
         assert "seq" not in frame, frame
         html = frame.get("html", "")
@@ -118,9 +119,9 @@ async def test_a_page_without_a_feed_hears_panels_but_no_entries(campaign, gm, p
     await get_channel_layer().group_send(
         realtime.table_group(campaign.pk), {"type": "panel.changed", "panel": "requests", "gm_only": False}
     )
-    assert await sheet_page.receive_json_from(timeout=5) == {"type": "refresh", "panel": "requests"}
+    assert await sheet_page.receive_json_from(timeout=FRAME_WAIT) == {"type": "refresh", "panel": "requests"}
     await sheet_page.send_json_to({"type": "ping"})
-    assert await sheet_page.receive_json_from(timeout=5) == {"type": "pong"}
+    assert await sheet_page.receive_json_from(timeout=FRAME_WAIT) == {"type": "pong"}
     await sheet_page.disconnect()
 
 
@@ -163,15 +164,15 @@ async def test_a_sheet_change_tells_its_open_pages_and_an_npc_change_only_the_gm
         return record
 
     await sync_to_async(hurt)(character)
-    heard = [await player_page.receive_json_from(timeout=5)]
+    heard = [await player_page.receive_json_from(timeout=FRAME_WAIT)]
     assert heard == [{"type": "refresh", "panel": f"sheet:{character.pk}"}]
-    gm_heard = {(await gm_page.receive_json_from(timeout=5))["panel"] for _ in range(2)}
+    gm_heard = {(await gm_page.receive_json_from(timeout=FRAME_WAIT))["panel"] for _ in range(2)}
     assert gm_heard == {"party", f"sheet:{character.pk}"}
 
     npc = await sync_to_async(lambda: campaign.characters.filter(is_npc=True).first())()
     if npc is not None:
         await sync_to_async(hurt)(npc)
-        gm_heard = {(await gm_page.receive_json_from(timeout=5))["panel"] for _ in range(2)}
+        gm_heard = {(await gm_page.receive_json_from(timeout=FRAME_WAIT))["panel"] for _ in range(2)}
         assert gm_heard == {"party", f"sheet:{npc.pk}"}
         assert await player_page.receive_nothing(timeout=0.2)
     await gm_page.disconnect()
@@ -300,7 +301,7 @@ async def test_an_entry_made_as_a_character_refreshes_its_recent_rolls_only_for_
     async def heard(*users):
         for user, socket in sheets.items():
             if user in users:
-                assert await socket.receive_json_from(timeout=5) == refresh, user.username
+                assert await socket.receive_json_from(timeout=FRAME_WAIT) == refresh, user.username
             assert await socket.receive_nothing(timeout=0.2), f"{user.username} heard more than it may"
 
     secret = await aroll(campaign, gm, "1d1000", "gm", faces=(987,), character=character)

@@ -18,6 +18,7 @@ from sheets.demo import load_demo_characters
 from tests.campaigns.test_consumers import open_socket
 from tests.campaigns.test_defence import gm_attacks, npc_turn
 from tests.campaigns.test_player_turns import make_fight
+from tests.conftest import FRAME_WAIT
 from tests.npcs import L5R_BANDIT
 
 from .encounter import reload, roller, show_npc_numbers
@@ -204,7 +205,7 @@ async def drained(communicator) -> list[str]:
     """Every text frame the socket holds until it falls quiet."""
     frames = []
     while not await communicator.receive_nothing(timeout=0.5):
-        frames.append((await communicator.receive_output(timeout=1))["text"])
+        frames.append((await communicator.receive_output(timeout=FRAME_WAIT))["text"])
     return frames
 
 

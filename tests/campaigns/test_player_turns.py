@@ -19,7 +19,7 @@ from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
 from tests.campaigns.encounter import show_npc_numbers
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import HTMX
+from tests.conftest import FRAME_WAIT, HTMX
 from tests.npcs import sample_npc
 
 pytestmark = pytest.mark.django_db
@@ -407,7 +407,7 @@ async def test_the_turn_travels_as_a_bare_refresh_and_each_page_asks_for_its_own
         encounter=encounter, version=encounter.version, author=gm
     )
     for socket in (alice, bob):
-        heard = await socket.receive_json_from(timeout=5)
+        heard = await socket.receive_json_from(timeout=FRAME_WAIT)
         assert heard == {"type": "refresh", "panel": "encounter"}  # no names, no forms, no odds
     await alice.disconnect()
     await bob.disconnect()

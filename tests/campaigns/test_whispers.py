@@ -16,7 +16,7 @@ from campaigns.models import WHISPER, FeedEntry, Membership, WhisperRecipient
 from campaigns.rendering import render_entry
 from rules.dice import FixedFaces, Roller
 from tests.campaigns.test_consumers import apost_chat, entries, open_socket
-from tests.conftest import HTMX
+from tests.conftest import FRAME_WAIT, HTMX
 
 SECRET = "the-vault-code-is-7391"
 
@@ -370,7 +370,7 @@ async def test_a_third_members_socket_hears_nothing_of_a_whisper(table, gm, play
     assert await sockets["carol"].receive_nothing(timeout=0.3)
     # The next public entry comes through to carol alone, with nothing before it and no reload.
     public = await aroll(table, other_player, "d6", 4)
-    raw = await sockets["carol"].receive_output(timeout=5)
+    raw = await sockets["carol"].receive_output(timeout=FRAME_WAIT)
     frame = json.loads(raw["text"])
     assert frame["type"] == "entry" and frame["cursor"] == public.cursor
     assert SECRET not in raw["text"] and whisper.cursor not in raw["text"]

@@ -18,12 +18,13 @@ from django.urls import reverse
 from rules.dice import FixedFaces, Roller
 from sheets import services
 from sheets.contract import EXPORT_VERSION
-from sheets.demo import load_demo_characters
 from sheets.history import load_sheet_rows, sheet_relations, snapshot
 from sheets.models import Character, SheetChange
 from sheets.registry import system_for
 from sheets.systems.triad.actions import trait_add
 from sheets.transfer import IMPORT_REASON, play_fields, play_state
+
+from .conftest import OPTIONS
 
 # Every stored field of every system row, as the play state must carry it. A field added to a model
 # fails test_play_state_carries_every_field until it is listed here (and so thought about): the export
@@ -229,26 +230,11 @@ def play_triad(character, gm, player):
 
 
 PLAY = {"fivebyfive": play_fivebyfive, "freefall": play_freefall, "l5r": play_l5r, "triad": play_triad}
-# L5R's rulebook archer costs 69 XP: both tables start their characters with 70 (as the demo table does).
-# The Triad demo's Van Helsing matches no tier: both Triad tables allow that.
-OPTIONS = {"l5r": {"l5r_starting_xp": 70}, "triad": {"triad_out_of_tier": True}}
 
 
 @pytest.fixture(params=SYSTEMS)
 def system_key(request):
     return request.param
-
-
-@pytest.fixture
-def tables(system_key, make_campaign, player, other_player):
-    """Two campaigns of the system; the player's demo character sits at the first."""
-    first = make_campaign(system_key, players=[player, other_player], name="First table")
-    second = make_campaign(system_key, players=[player], name="Second table")
-    for campaign in (first, second):
-        campaign.options = {**(campaign.options or {}), **OPTIONS.get(system_key, {})}
-        campaign.save(update_fields=["options"])
-    load_demo_characters(first, players=[player, other_player])
-    return first, second
 
 
 @pytest.fixture

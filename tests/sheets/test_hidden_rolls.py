@@ -44,7 +44,7 @@ from sheets.models import Character, SheetChange
 from sheets.systems.fivebyfive.models import FiveByFiveSheet
 from sheets.systems.l5r.models import L5RSheet
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import HTMX
+from tests.conftest import FRAME_WAIT, HTMX
 from tests.test_query_budgets import SYSTEMS, roll_buttons, system_of
 
 pytestmark = pytest.mark.django_db
@@ -174,7 +174,8 @@ async def drained(sockets: dict) -> dict:
     heard = {}
     for name, socket in sockets["open"].items():
         frames = []
-        while json.loads(frame := await socket.receive_from(timeout=5)) != {"type": "refresh", "panel": SYNC}:
+        sync = {"type": "refresh", "panel": SYNC}
+        while json.loads(frame := await socket.receive_from(timeout=FRAME_WAIT)) != sync:
             frames.append(frame)
         heard[name] = frames
     return heard

@@ -16,24 +16,12 @@ from rules import triad as triad_rules
 from sheets.demo import load_demo_characters
 from sheets.models import Character
 
-from .test_export import OPTIONS, PLAY, SYSTEMS, everything, export, shown, stored_play, upload
+from .test_export import PLAY, SYSTEMS, everything, export, shown, stored_play, upload
 
 
 @pytest.fixture(params=SYSTEMS)
 def system_key(request):
     return request.param
-
-
-@pytest.fixture
-def tables(system_key, make_campaign, player, other_player):
-    """Two campaigns of the system, options as test_export's; the player's demo character at the first."""
-    first = make_campaign(system_key, players=[player, other_player], name="First table")
-    second = make_campaign(system_key, players=[player], name="Second table")
-    for campaign in (first, second):
-        campaign.options = {**(campaign.options or {}), **OPTIONS.get(system_key, {})}
-        campaign.save(update_fields=["options"])
-    load_demo_characters(first, players=[player, other_player])
-    return first, second
 
 
 def _edited(document, relation, **values):

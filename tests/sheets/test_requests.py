@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from play.models import RollRequest, RollRequestTarget
+from tests.conftest import FRAME_WAIT
 
 from .conftest import HTMX, page_text
 
@@ -434,7 +435,7 @@ async def test_a_gm_only_answer_and_the_group_result_on_the_wire(
     async def frames_until_pong(socket):
         await socket.send_json_to({"type": "ping"})
         frames = []
-        while (frame := await socket.receive_json_from(timeout=5))["type"] != "pong":
+        while (frame := await socket.receive_json_from(timeout=FRAME_WAIT))["type"] != "pong":
             frames.append(frame)
         return frames
 
@@ -442,7 +443,7 @@ async def test_a_gm_only_answer_and_the_group_result_on_the_wire(
     # A socket reads its browser and the channel layer side by side, so a broadcast queued before the
     # ping may still be sent after the pong (channels' own dispatch, stock mode): wait for what is due.
     while {"type": "refresh", "panel": "requests"} not in heard[gm.username]:
-        heard[gm.username].append(await sockets[gm.username].receive_json_from(timeout=5))
+        heard[gm.username].append(await sockets[gm.username].receive_json_from(timeout=FRAME_WAIT))
     gm_entry = [f for f in heard[gm.username] if f["type"] == "entry"]
     roller_entry = [f for f in heard[player.username] if f["type"] == "entry"]
     assert len(gm_entry) == 1 and entry.summary in gm_entry[0]["html"]
@@ -457,7 +458,7 @@ async def test_a_gm_only_answer_and_the_group_result_on_the_wire(
     for name, socket in sockets.items():
         frames = await frames_until_pong(socket)
         while not any(f["type"] == "entry" for f in frames):
-            frames.append(await socket.receive_json_from(timeout=5))
+            frames.append(await socket.receive_json_from(timeout=FRAME_WAIT))
         entries = [f for f in frames if f["type"] == "entry"]
         assert len(entries) == 1 and group.summary in entries[0]["html"], name
     for socket in sockets.values():
