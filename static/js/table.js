@@ -60,12 +60,24 @@
     var empty = document.getElementById("feed-empty");
     if (empty) { empty.remove(); }
     if (window.htmx) { window.htmx.process(node); }
+    arrived(node);
   }
+  // For static/js/notices.js: something new is in the page (an entry, a panel morphed in).
+  function arrived(node) { document.dispatchEvent(new CustomEvent("tabletop:arrived", { detail: { node: node } })); }
 
   // A burst of changes (a roll that spends a token, an undo) makes one refresh per panel, not five.
   // A panel is any element with data-live-panel="name" and data-refresh-url; it is fetched over HTTP,
   // where the usual permission checks apply, so nothing private travels in the socket's frame.
+  // One name's panels are fetched one round at a time: a change heard while a round is out fetches
+  // them all again once it is in. Each request is the panel's own (htmx's source), never the body's:
+  // htmx keeps one request per element and, for a second one, keeps only the newest waiting, so two
+  // panels sharing the body would drop each other's refreshes (the encounter page's controls showed the
+  // turn before last while its log, fetched last, was current).
   var refreshTimers = {};
+  var refreshing = {};
+  var refreshAgain = {};
+  // A round that never settles (a request htmx dropped without an event) must not stop the panel for good.
+  var ROUND_LIMIT_MS = 20000;
   // Set once the page is being left (a plain form post, a link): a refresh fetched now could swallow
   // the message the next page is about to show.
   var leaving = false;
@@ -77,13 +89,25 @@
   window.addEventListener("pageshow", function () { leaving = false; });
   function refreshPanel(name) {
     if (!window.htmx || refreshTimers[name]) { return; }
+    if (refreshing[name]) { refreshAgain[name] = true; return; }
     refreshTimers[name] = setTimeout(function () {
       delete refreshTimers[name];
+      var round = [];
       document.querySelectorAll('[data-live-panel="' + CSS.escape(name) + '"]').forEach(function (panel) {
-        if (panel.hasAttribute("data-live-merge")) { mergePanel(panel); return; }
-        window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
-          { target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } });
+        if (panel.hasAttribute("data-live-merge")) { round.push(mergePanel(panel)); return; }
+        round.push(window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
+          { source: panel, target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } }));
       });
+      refreshing[name] = true;
+      var done = false;
+      var over = function () {
+        if (done) { return; }
+        done = true;
+        delete refreshing[name];
+        if (refreshAgain[name]) { delete refreshAgain[name]; refreshPanel(name); }
+      };
+      setTimeout(over, ROUND_LIMIT_MS);
+      Promise.allSettled(round).then(over);
     }, 250);
   }
 
@@ -128,7 +152,13 @@
   document.body.addEventListener("htmx:beforeRequest", function (event) {
     var detail = event.detail || {};
     var elt = detail.elt;
-    noteSent(elt && elt.closest ? (elt.closest("form") || elt) : elt);
+    // A panel's own refresh sends nothing the player typed: what they changed in it stays unsent.
+    if (isLiveRefresh(detail)) { return; }
+    // Nor does a GET (the odds for a choice, an editor being opened): the choice is still only on this
+    // page until its form is posted, and a refresh landing now must leave it (a program picked for a hack
+    // went back to the first one when a refresh came just after its odds were asked for).
+    var verb = detail.requestConfig && detail.requestConfig.verb;
+    if (verb && verb !== "get") { noteSent(elt && elt.closest ? (elt.closest("form") || elt) : elt); }
     if (detail.target) {
       var target = detail.target;
       awaited.add(target);
@@ -139,6 +169,10 @@
       });
     }
   });
+  function isLiveRefresh(detail) {
+    var headers = (detail.requestConfig && detail.requestConfig.headers) || {};
+    return Boolean(headers["X-Live-Refresh"]);
+  }
   function busy(node) {
     if (node.nodeType !== Node.ELEMENT_NODE) { return false; }
     if (node.matches(KEEP_SELECTOR) || node.matches(".editing") || awaited.has(node)) { return true; }
@@ -193,6 +227,7 @@
       kept.forEach(function (node) { if (node.kept) { node.removeAttribute("id"); delete node.kept; } });
     }
     if (window.htmx) { window.htmx.process(panel); }
+    arrived(panel);
   }
   // Any other panel's refresh is morphed in the same way where the page loads idiomorph, so a form being
   // filled in it (a turn's choices) keeps its part; htmx still swaps the answer's out-of-band parts
@@ -200,8 +235,7 @@
   document.body.addEventListener("htmx:beforeSwap", function (event) {
     var detail = event.detail || {};
     var panel = detail.target;
-    var headers = (detail.requestConfig && detail.requestConfig.headers) || {};
-    if (!window.Idiomorph || !detail.shouldSwap || !headers["X-Live-Refresh"] || !panel ||
+    if (!window.Idiomorph || !detail.shouldSwap || !isLiveRefresh(detail) || !panel ||
         !panel.hasAttribute("data-live-panel") || typeof detail.serverResponse !== "string") { return; }
     var template = document.createElement("template");
     template.innerHTML = detail.serverResponse;
@@ -213,9 +247,9 @@
     detail.swapOverride = "none";
   });
   function mergePanel(panel) {
-    if (leaving) { return; }
+    if (leaving) { return Promise.resolve(); }
     var url = panel.getAttribute("data-refresh-url");
-    fetch(url, { headers: { "Accept": "text/html" }, credentials: "same-origin" }).then(function (response) {
+    return fetch(url, { headers: { "Accept": "text/html" }, credentials: "same-origin" }).then(function (response) {
       if (!response.ok) { throw new Error("HTTP " + response.status); }
       return response.text();
     }).then(function (html) {
