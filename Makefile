@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 0.0.0.0
 PORT ?= 8000
 
-.PHONY: run test test-fast test-browser browser lint install serve bench
+.PHONY: run test test-fast test-browser test-loaded browser lint install serve bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -43,6 +43,14 @@ browser: install
 
 test-browser: lint browser
 	$(VENV)/bin/pytest -m e2e -q --durations=25
+
+# The browser tests where a live refresh meets a click, again with a process spinning on every core: a
+# busy machine or a slow phone must not lose the player's work (each spinner ends by itself after 20 min).
+LOADED_TESTS = tests/e2e/test_live_sheets.py tests/e2e/test_edit_conflicts.py tests/e2e/test_first_evening.py \
+	tests/e2e/test_session_freefall.py
+test-loaded: lint browser
+	@spinners=""; for _ in $$(seq $$(nproc)); do timeout 1200 sh -c 'while :; do :; done' & spinners="$$spinners $$!"; done; \
+	$(VENV)/bin/pytest -m e2e -q --durations=5 $(LOADED_TESTS); status=$$?; kill $$spinners 2>/dev/null; exit $$status
 
 bench: install
 	$(PY) bench/odds.py
