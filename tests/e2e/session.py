@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from play import encounters
 from rules.dice import FixedFaces
+from sheets.demo import load_demo_characters
 from sheets.registry import system_for
 from sheets.services import character_create
 from tests.conftest import PASSWORD
@@ -35,6 +36,19 @@ def encounter_with(campaign, name: str, characters, npc: str, npc_stats: dict):
         encounters.combatant_add_character(encounter=encounter, character=character)
     encounters.combatant_add_npc(encounter=encounter, name=npc, cleaned_data=npc_stats)
     return encounter
+
+
+def crypt_fight(campaign, players):
+    """The Triad demo party of ``players`` against a Ghoul (Difficulty 10, medium weapon, light armor),
+    not started."""
+    load_demo_characters(campaign, players=players)
+    return encounter_with(
+        campaign,
+        "Crypt",
+        campaign.characters.order_by("pk"),
+        "Ghoul",
+        {"difficulty": 10, "weapon": "medium", "armor": "light"},
+    )
 
 
 def current_name(encounter) -> str:

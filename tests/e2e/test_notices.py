@@ -15,7 +15,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import PHONE, current_name, encounter_with
+from .session import PHONE, crypt_fight, current_name
 from .test_table import open_table, roll_in_dice_box
 from .test_whispers import say
 
@@ -186,14 +186,7 @@ def test_a_roll_request_counts_once_however_often_its_panel_is_fetched(
 
 def test_your_turn_counts_once_per_turn(new_page, make_campaign, gm, player, other_player, monkeypatch):
     campaign = make_campaign("triad", players=[player, other_player], name="Crypt Night")
-    load_demo_characters(campaign, players=[player, other_player])
-    encounter = encounter_with(
-        campaign,
-        "Crypt",
-        campaign.characters.order_by("pk"),
-        "Ghoul",
-        {"difficulty": 10, "weapon": "medium", "armor": "light"},
-    )
+    encounter = crypt_fight(campaign, [player, other_player])
     faces = []
     monkeypatch.setattr("play.encounter_views.system_random", lambda: FixedFaces(faces))
     helsing = campaign.characters.get(owner=player)

@@ -6,13 +6,12 @@ import pytest
 from playwright.sync_api import expect
 
 from rules.dice import FixedFaces
-from sheets.demo import load_demo_characters
 from sheets.registry import combat_for
 from tests.campaigns.encounter import show_npc_numbers
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import current_name, encounter_with, shoot
+from .session import crypt_fight, current_name, shoot
 from .test_accessibility import audit
 from .test_reinforcements import fill_npc
 
@@ -24,14 +23,7 @@ def fight(make_campaign, player, other_player):
     # Her attack's odds against the Ghoul tell its Difficulty: players see them when the table shows NPC
     # numbers (off, the default, hides both: tests/campaigns/test_npc_numbers.py).
     show_npc_numbers(campaign)
-    load_demo_characters(campaign, players=[player, other_player])
-    encounter = encounter_with(
-        campaign,
-        "Crypt",
-        campaign.characters.order_by("pk"),
-        "Ghoul",
-        {"difficulty": 10, "weapon": "medium", "armor": "light"},
-    )
+    encounter = crypt_fight(campaign, [player, other_player])
     return campaign, encounter
 
 
