@@ -119,9 +119,8 @@ def encounter_list(request, campaign_id: int):
 def encounter_detail(request, campaign_id: int, encounter_id: int):
     campaign = campaign_for_gm(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
-    # ?part=log: the action log alone, as the page's live log panel fetches it.
-    part = "encounter-log" if request.GET.get("part") == "log" else "encounter-controls"
-    template = f"play/encounter.html#{part}" if request.htmx else "play/encounter.html"
+    # An htmx GET is the page's live refresh: the controls with the log out of band.
+    template = "play/encounter.html#encounter-refresh" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, _encounter_context(request, campaign, encounter))
 
 

@@ -78,6 +78,9 @@
   var refreshAgain = {};
   // A round that never settles (a request htmx dropped without an event) must not stop the panel for good.
   var ROUND_LIMIT_MS = 20000;
+  // One click's refresh frames leave the server together and arrive within a few milliseconds; waiting
+  // longer than that only adds to every click's time to settle.
+  var REFRESH_GATHER_MS = 40;
   // Set once the page is being left (a plain form post, a link): a refresh fetched now could swallow
   // the message the next page is about to show.
   var leaving = false;
@@ -108,7 +111,7 @@
       };
       setTimeout(over, ROUND_LIMIT_MS);
       Promise.allSettled(round).then(over);
-    }, 250);
+    }, REFRESH_GATHER_MS);
   }
 
   function refreshAllPanels() {
@@ -246,6 +249,11 @@
     detail.serverResponse = template.innerHTML;  // what is left: the out-of-band parts
     detail.swapOverride = "none";
   });
+  function sameChoices(form, other) {
+    if (!other) { return false; }
+    var encode = function (f) { return new URLSearchParams(new FormData(f)).toString(); };
+    return encode(form) === encode(other);
+  }
   function mergePanel(panel) {
     if (leaving) { return Promise.resolve(); }
     var url = panel.getAttribute("data-refresh-url");
@@ -257,9 +265,20 @@
       var page = new DOMParser().parseFromString(html, "text/html");
       var fresh = page.querySelector('[data-live-panel="' + CSS.escape(panel.getAttribute("data-live-panel")) + '"]');
       if (!fresh || !panel.isConnected) { return; }
-      morphKeeping(panel, fresh);
+      // The roll buttons are this page's own (priced with its options). Where those options are the ones
+      // the fresh page was drawn with, its buttons are already priced right and are morphed in; only
+      // options the player chose cost the page another request to price them.
       var options = document.getElementById("roll-options");
-      if (options && window.htmx) { window.htmx.trigger(options, "change"); }
+      var buttons = document.getElementById("roll-buttons");
+      var freshButtons = fresh.querySelector("#roll-buttons");
+      var pricedAlike = options && buttons && freshButtons && sameChoices(options, page.getElementById("roll-options"));
+      morphKeeping(panel, fresh);
+      if (pricedAlike) {
+        Idiomorph.morph(buttons, freshButtons, { morphStyle: "outerHTML" });
+        if (window.htmx) { window.htmx.process(buttons); }
+      } else if (options && window.htmx) {
+        window.htmx.trigger(options, "change");
+      }
       panel.setAttribute("data-refreshed", String(Date.now()));
     }).catch(function () {
       message("This sheet changed elsewhere and could not be fetched again; reload the page to see it.", "warning");

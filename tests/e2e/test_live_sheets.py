@@ -281,3 +281,42 @@ def test_a_refresh_landing_while_an_editor_is_fetched_never_loses_the_click(new_
     expect(live).not_to_have_attribute("data-refreshed", refreshed)
     expect(notes).to_have_value("Ask the innkeeper about the crypt")
     expect(notes).to_be_focused()
+
+
+def test_a_change_from_elsewhere_prices_the_buttons_with_the_sheet_and_asks_again_only_for_chosen_options(
+    new_page, table, gm, player
+):
+    # The roll buttons are the page's own, priced with its options. A GM's edit makes the sheet fetch
+    # itself again: with the options untouched, the fresh page's buttons are the right ones and no
+    # second request is made for them; once the player has chosen an option, they are priced again.
+    sheet = table.characters.get(owner=player)
+    player_page, _ = open_sheet(new_page, player, sheet)
+    gm_page, _ = open_sheet(new_page, gm, sheet)
+    pricing = []
+    player_page.on("request", lambda request: "/buttons/" in request.url and pricing.append(request.url))
+    mind_button = player_page.locator('[data-roll-key="ability:mind"]')
+    before = mind_button.inner_text()
+
+    def gm_lowers_mind(by):
+        edit_button(gm_page, "Mind").click()
+        gm_mind = gm_page.get_by_label("Mind", exact=True)
+        new_mind = str(int(gm_mind.input_value()) - by)
+        gm_mind.fill(new_mind)
+        gm_mind.press("Enter")
+        expect(edit_button(player_page, "Mind")).to_have_text(new_mind)
+        return new_mind
+
+    new_mind = gm_lowers_mind(4)
+    expect(mind_button).to_contain_text(f"Mind {new_mind}")
+    assert mind_button.inner_text() != before
+    assert pricing == []
+
+    # An option chosen: the page prices its buttons for it, and again after the next change.
+    with player_page.expect_response(lambda response: "/buttons/" in response.url):
+        player_page.locator("#roll-options-panel summary").click()
+        player_page.get_by_label("Advantage sources", exact=True).fill("1")
+    assert len(pricing) == 1
+    with player_page.expect_response(lambda response: "/buttons/" in response.url):
+        new_mind = gm_lowers_mind(1)
+    expect(mind_button).to_contain_text(f"Mind {new_mind}")
+    assert len(pricing) == 2
