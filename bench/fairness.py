@@ -3,7 +3,8 @@
 Run with ``.venv/bin/python bench/fairness.py`` (``--quick``: fewer samples, shorter floods). It prints
 figures and asserts nothing. The app runs under uvicorn on loopback, in production mode on the
 in-memory layer with a throwaway SQLite database, as bench/table.py starts it (its fixtures, HTTP client
-and table of sockets are reused) but with the rate limiter left as it ships (campaigns/limits.py).
+and table of sockets are reused: bench/fixtures.py, bench/clients.py) but with the rate limiter left as
+it ships (campaigns/limits.py).
 
 * *measured*: a table of 8 sockets; its players take turns at the dice box, one roll every
   ``PACE`` seconds (each stays inside the dice box's budget, as real players do). The figure is
@@ -33,14 +34,17 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import table  # noqa: E402 (after the path is set)
+import servers  # noqa: E402 (after the path is set)
+from clicks import percentile  # noqa: E402
+from clients import VERSION, Http, Server  # noqa: E402
+from fixtures import DICE_LINE, Fixtures  # noqa: E402
 
 SEATS, SAMPLES, PACE = 8, 30, 0.35
 PHASES = ("quiet", "rolls", "odds", "imports", "edits")
 FLOODERS, MAX_FLOOD = 4, 5000
 ODDS_LINE = "12d10+8d12+6d20 vs 120"  # exact odds the dice box can still work out while it is typed
 
-# The app as bench/table.py serves it, without its override of the rate limits.
+# The app as bench/table.py serves it (bench/servers.py), without its override of the rate limits.
 LAUNCHER = r"""
 import os, sys
 import config.settings as project_settings
@@ -53,8 +57,8 @@ uvicorn.run(application, host="127.0.0.1", port=int(sys.argv[1]), log_level="war
 """
 
 
-class RawHttp(table.Http):
-    """table.Http with a body of any kind (a file upload's multipart form)."""
+class RawHttp(Http):
+    """Http with a body of any kind (a file upload's multipart form)."""
 
     async def post_body(self, path: str, body: bytes, content_type: str, headers: dict) -> int:
         if self.writer is None:
@@ -83,7 +87,7 @@ class RawHttp(table.Http):
 class Flooder:
     """One user with a table of their own, the requests they flood with, and a session like a browser's."""
 
-    def __init__(self, fixtures: table.Fixtures):
+    def __init__(self, fixtures: Fixtures):
         from django.contrib.auth import get_user_model
         from django.test import Client
 
@@ -119,7 +123,7 @@ class Flooder:
             # The name saved again with the version the last answer gave, as the page keeps it.
             fields = {"value": f"Flood {uuid.uuid4().hex[:6]}", "version": str(self.version)}
             status, body = await http.post(self.edit, fields, self.headers)
-            found = table.VERSION.search(body)
+            found = VERSION.search(body)
             if found:
                 self.version = max(self.version, int(found.group(1)))
         else:  # imports: the character's own export, a new character each time the budget allows
@@ -157,16 +161,16 @@ async def flood(flooder: Flooder, kind: str, port: int, origin: str, stop: async
     return counts
 
 
-async def measured_rolls(server: table.Server, table_id: int, players: list[dict]) -> list[float]:
+async def measured_rolls(server: Server, table_id: int, players: list[dict]) -> list[float]:
     """Click-to-feed of ``SAMPLES`` dice-box rolls at a table of ``SEATS``, the players taking turns."""
     seats = await server.open_table(table_id, SEATS)
-    connections = [table.Http(server.port) for _ in players]
+    connections = [Http(server.port) for _ in players]
     times = []
     for number in range(1, SAMPLES + 1):
         headers = players[number % len(players)]
         seats.expect(number)
         start = time.perf_counter()
-        fields = {"notation": table.DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
+        fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
         status, _ = await connections[number % len(players)].post(
             f"/campaigns/{table_id}/table/roll/", fields, headers
         )
@@ -179,21 +183,19 @@ async def measured_rolls(server: table.Server, table_id: int, players: list[dict
     return times
 
 
-async def run(
-    port: int, fixtures: table.Fixtures, players: list[dict], flooder: Flooder, pid: int, ids
-) -> list:
-    server = table.Server("memory", port, fixtures, {}, pid)
+async def run(port: int, fixtures: Fixtures, players: list[dict], flooder: Flooder, pid: int, ids) -> list:
+    server = Server("memory", port, fixtures, {}, pid)
     rows = []
     for kind, table_id in zip(PHASES, ids, strict=True):  # a fresh table each phase
         stop = asyncio.Event()
         flooding = (
             None if kind == "quiet" else asyncio.create_task(flood(flooder, kind, port, server.origin, stop))
         )
-        cpu = table.process_cpu(pid)
+        cpu = servers.process_cpu(pid)
         times = await measured_rolls(server, table_id, players)
         stop.set()
         counts = await flooding if flooding else {}
-        rows.append((kind, times, counts, table.process_cpu(pid) - cpu))
+        rows.append((kind, times, counts, servers.process_cpu(pid) - cpu))
         await asyncio.sleep(1.0)  # let the last flood's requests drain
     await server.close()
     return rows
@@ -205,7 +207,7 @@ def report(rows: list) -> None:
     print(f"\n{head}  other answers")
     for kind, times, counts, _cpu in rows:
         p50 = statistics.median(times) * 1000 if times else float("nan")
-        p99 = table.percentile(times, 0.99) * 1000 if times else float("nan")
+        p99 = percentile(times, 0.99) * 1000 if times else float("nan")
         others = ", ".join(f"{status}: {n}" for status, n in sorted(counts.items()) if status != 429)
         print(
             f"{kind:<9}{p50:>9.1f}{p99:>9.1f}{p50 / quiet:>9.2f}{len(times):>7}"
@@ -223,11 +225,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         SAMPLES = 8
-    table.raise_fd_limit()
+    servers.raise_fd_limit()
     started = time.perf_counter()
     os.environ["DJANGO_SECRET_KEY"] = "bench-only-" + uuid.uuid4().hex * 2
     with tempfile.TemporaryDirectory(prefix="fairness-bench-") as folder:
-        fixtures = table.Fixtures(Path(folder))
+        fixtures = Fixtures(Path(folder))
         from django.contrib.auth import get_user_model
         from django.test import Client
 
@@ -260,22 +262,10 @@ def main() -> None:
 
         fixtures.campaigns = campaigns_with_players
         ids = fixtures.campaigns(len(PHASES))
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_DEBUG")}
-        env.update(
-            SQLITE_PATH=str(Path(folder) / "bench.sqlite3"),
-            DJANGO_DEBUG="0",
-            DJANGO_SECURE_SSL_REDIRECT="0",
-            DJANGO_ALLOWED_HOSTS="127.0.0.1",
-            DJANGO_SETTINGS_MODULE="config.settings",
-            LOG_LEVEL="ERROR",
-        )
-        port = table.free_port()
+        env = servers.app_env(SQLITE_PATH=str(Path(folder) / "bench.sqlite3"))
+        port = servers.free_port()
         # Its log would be one "Too Many Requests" line per refused request of the flood.
-        process = subprocess.Popen(
-            [sys.executable, "-c", LAUNCHER, str(port)], cwd=table.ROOT, env=env, stderr=subprocess.DEVNULL
-        )
-        try:
-            table.wait_for_port(port, process)
+        with servers.running(["-c", LAUNCHER, str(port)], port, env, stderr=subprocess.DEVNULL) as process:
             origin = f"http://127.0.0.1:{port}"
             players_headers = [
                 {**h, "Origin": origin, "HX-Request": "true", "X-CSRFToken": fixtures.csrf} for h in headers
@@ -288,12 +278,6 @@ def main() -> None:
                 flush=True,
             )
             rows = asyncio.run(run(port, fixtures, players_headers, flooder, process.pid, ids))
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
     report(rows)
     print(f"Total run time {time.perf_counter() - started:.0f} s.")
 

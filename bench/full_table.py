@@ -6,8 +6,8 @@ Run with ``.venv/bin/python bench/full_table.py`` (``--quick``: a smoke run well
 The table (bench/harness.py): 8 players, each with their sheet page and the table page open, the GM
 with the table page and the encounter page, 18 sockets, each page loaded over HTTP and running
 static/js/table.js's refresh logic on what its socket hears (panels read from the HTML the server
-returns). The app runs as bench/table.py runs it (production mode, rate limits out of the way, a
-throwaway SQLite database), on the in-memory layer and on Redis.
+returns). The app runs as bench/table.py runs it (bench/servers.py: production mode, rate limits
+out of the way, a throwaway SQLite database), on the in-memory layer and on Redis.
 
 Four clicks, each many times (players in turn where a player clicks):
 
@@ -32,7 +32,6 @@ import asyncio
 import collections
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness  # noqa: E402 (after the path is set)
-import table  # noqa: E402
+import servers  # noqa: E402
+from clicks import percentile  # noqa: E402
+from fixtures import DICE_LINE, Fixtures  # noqa: E402
 
 SAMPLES = 30
 CLICKS = ("sheet roll", "dice box", "GM's HP edit", "encounter hit")
@@ -64,7 +65,7 @@ class Clicks:
 
     async def dice_box(self, number: int) -> dict:
         page = self.seat.tables[number]
-        fields = {"notation": table.DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
+        fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
         path = f"/campaigns/{self.seat.seating.campaign_id}/table/roll/"
         return await self.seat.click(page, path, fields, target="dice-box", entry=True)
 
@@ -115,20 +116,10 @@ async def measure(port: int, fixtures, seating, forms: dict, fight: dict, sample
 
 
 def run_server(kind: str, fixtures, env: dict, seating, forms: dict, fight: dict, samples: int) -> dict:
-    port = table.free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-c", table.APP_LAUNCHER, str(port), kind], cwd=table.ROOT, env=env
-    )
-    try:
-        table.wait_for_port(port, process)
+    port = servers.free_port()
+    with servers.running(servers.app_argv(port, kind), port, env):
         print(f"  measuring {kind} ...", flush=True)
         return asyncio.run(measure(port, fixtures, seating, forms, fight, samples))
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def report(results: dict) -> None:
@@ -157,14 +148,14 @@ def report(results: dict) -> None:
             requests = [row["requests"] for row in rows]
             wasted = collections.Counter(w for row in rows for w in row["wasted"])
             wasted_lists[(layer, name)] = wasted
-            feed99, settled99 = table.percentile(feed, 0.99), table.percentile(settled, 0.99)
+            feed99, settled99 = percentile(feed, 0.99), percentile(settled, 0.99)
             bad = sum(row["bad"] for row in rows)
             fast = "HELD" if settled99 <= 3 * feed99 else "NOT HELD"
             clean = "HELD" if not wasted else "NOT HELD"
             print(
                 f"{layer:<7} {name:<14} {statistics.median(feed) * ms:8.1f} {feed99 * ms:7.1f}  "
                 f"{statistics.median(settled) * ms:11.1f} {settled99 * ms:7.1f}  "
-                f"{statistics.median(requests):12.0f} {table.percentile(requests, 0.99):4.0f}  "
+                f"{statistics.median(requests):12.0f} {percentile(requests, 0.99):4.0f}  "
                 f"{sum(wasted.values()):6} {bad:4}  settled {fast}, waste {clean}"
             )
         print(f"{layer:<7} lost {figures['lost']} dup {figures['dup']} (entries over the 9 table pages)")
@@ -187,12 +178,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a few clicks each: checks the bench runs")
     parser.add_argument("--no-redis", action="store_true", help="leave out the Redis layer")
     args = parser.parse_args()
-    table.raise_fd_limit()
+    servers.raise_fd_limit()
     samples = 4 if args.quick else SAMPLES
     started = time.perf_counter()
     os.environ["DJANGO_SECRET_KEY"] = "bench-only-" + uuid.uuid4().hex * 2
     with tempfile.TemporaryDirectory(prefix="full-table-bench-") as folder:
-        fixtures = table.Fixtures(Path(folder))
+        fixtures = Fixtures(Path(folder))
         seated = harness.players(fixtures)
         (seating,) = harness.seat_tables(fixtures, seated, 1)
         forms = {
@@ -209,26 +200,14 @@ def main() -> None:
         )
         fight = fixtures.encounter_fight(seating.campaign_id, player=seated[0])
         for layer in layers:
-            env = table_env(folder)
+            env = servers.app_env(
+                SQLITE_PATH=str(Path(folder) / "bench.sqlite3"),
+                REDIS_URL=servers.REDIS_URL,
+                LAYER_PREFIX=f"bench-{uuid.uuid4().hex[:10]}",
+            )
             results[layer] = run_server(layer, fixtures, env, seating, forms, fight, samples)
     report(results)
     print(f"Total run time {time.perf_counter() - started:.0f} s.")
-
-
-def table_env(folder: str) -> dict:
-    """The servers' environment, as bench/table.py gives its own."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_DEBUG")}
-    env.update(
-        SQLITE_PATH=str(Path(folder) / "bench.sqlite3"),
-        REDIS_URL=table.REDIS_URL,
-        LAYER_PREFIX=f"bench-{uuid.uuid4().hex[:10]}",
-        DJANGO_DEBUG="0",
-        DJANGO_SECURE_SSL_REDIRECT="0",
-        DJANGO_ALLOWED_HOSTS="127.0.0.1",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="ERROR",
-    )
-    return env
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ static/js/table.js's logic: hello with the page's cursor (``feed`` only where th
 entries counted on a page with a feed, and on a ``refresh`` frame for a panel the page shows, after
 table.js's debounce (read from the script itself), one GET of each such panel's ``data-refresh-url``:
 htmx's GET for a plain panel, a plain fetch of the whole page for a merged one (the sheet), after which
-the sheet's roll options are sent again as htmx does (``#roll-options``' hx-get, re-pricing
-``#roll-buttons``). A frame for a panel the page does not show costs nothing, as in the browser.
+the sheet's roll buttons are the fresh page's where the page's roll options are the fresh page's, else
+priced again as htmx does (``#roll-options``' hx-get, re-pricing ``#roll-buttons``). A frame for a panel
+the page does not show costs nothing, as in the browser. (table.js also fetches one panel name one round
+at a time; this client does not wait for a round before the next.)
 
 A fetch is *wasted* when what it brings would not change what the page shows: the fragment (for a
 merged sheet, less the parts table.js keeps: the version, the result, the buttons, the prompts) equals
@@ -26,7 +28,8 @@ import uuid
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from table import ROOT, Http
+from clients import Http
+from servers import ROOT
 
 TABLE_JS = ROOT / "static" / "js" / "table.js"
 PLAYERS = 8
@@ -38,7 +41,7 @@ def _table_js(pattern: str, default):
 
 
 # The page's own debounce for a panel's refresh, and the parts of a sheet a merge never replaces.
-DEBOUNCE = int(_table_js(r"refreshTimers\[name\] = setTimeout\(.*?\},\s*(\d+)\);", 250)) / 1000
+DEBOUNCE = int(_table_js(r"var REFRESH_GATHER_MS = (\d+);", 250)) / 1000
 KEEP = re.findall(r'"([\w-]+)"', _table_js(r"var KEEP = \[(.*?)\];", '"sheet-version"'))
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -271,7 +274,7 @@ class Page:
                 tracker.wasted.append(f"{self.label}: {panel.name} ({panel.url})")
             self._shows(panel, fresh)
             if panel.merge:
-                await self._reprice()
+                await self._price_buttons(text)
         finally:
             tracker.end()
 
@@ -291,10 +294,20 @@ class Page:
                 if before:
                     other.html = other.html.replace(before, fresh)
 
-    async def _reprice(self) -> None:
-        """After a merge the page sends its own roll options again (htmx "change" on #roll-options,
-        which the merge left as the player set it)."""
+    async def _price_buttons(self, page: str) -> None:
+        """After a merge the page's roll buttons are the fresh page's where its options are the ones
+        the fresh page was drawn with (table.js sameChoices); else it sends its own roll options again
+        (htmx "change" on #roll-options, which the merge left as the player set it)."""
         options = element_by_id(self.html, "roll-options")
+        fresh_options = element_by_id(page, "roll-options")
+        if options and fresh_options and form_fields(options) == form_fields(fresh_options):
+            before, fresh = element_by_id(self.html, "roll-buttons"), element_by_id(page, "roll-buttons")
+            if before and fresh:
+                self.html = self.html.replace(before, fresh)
+            return
+        await self._reprice(options)
+
+    async def _reprice(self, options: str | None) -> None:
         url = options and attr(options.split(">", 1)[0] + ">", "hx-get")
         if not url:
             return

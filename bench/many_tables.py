@@ -8,9 +8,10 @@ after it), Redis at REDIS_URL (default redis://127.0.0.1:6379/15, a random chann
 Two parts, each against the app served by ``python -m uvicorn worker_app:application --workers N``
 (bench/worker_app.py: production mode, rate limits out of the way):
 
-* *workers*: the sustained rate, closed loop (bench/table.py's: each table's next dice-box roll once
-  its 8 sockets have the last), at the same tables for the same time, on 1 worker and then on 2. Aim:
-  2 workers at least 1.4x one. The client shares the machine's cores with the server.
+* *workers*: the sustained rate, closed loop (bench/table.py's, bench/clicks.py: each table's next
+  dice-box roll once its 8 sockets have the last), at the same tables for the same time, on 1 worker
+  and then on 2. Aim: 2 workers at least 1.4x one. The client shares the machine's cores with the
+  server.
 * *tables*: full tables (bench/harness.py: 18 pages each, every page's own refresh logic) at a
   realistic pace, each table on its own clock: a roll every 5 s (a player's dice box or sheet button,
   in turn), a chat line every 10 s, an in-place edit every 20 s (the GM's, of a player's hit points,
@@ -39,8 +40,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import harness  # noqa: E402 (after the path is set)
-import table  # noqa: E402
+import clicks  # noqa: E402 (after the path is set)
+import harness  # noqa: E402
+import servers  # noqa: E402
+from clients import Server  # noqa: E402
+from fixtures import DICE_LINE, Fixtures  # noqa: E402
 
 PG_URL = os.environ.get("PG_URL") or "postgres://postgres@127.0.0.1:5432"
 ROLL_EVERY, CHAT_EVERY, EDIT_EVERY = 5.0, 10.0, 20.0
@@ -73,7 +77,7 @@ def family(pid: int) -> list[int]:
 
 
 def server_cpu(pid: int) -> float:
-    return sum(table.process_cpu(member) for member in family(pid))
+    return sum(servers.process_cpu(member) for member in family(pid))
 
 
 def server_rss(pid: int) -> int:
@@ -93,7 +97,7 @@ class Workers:
     """``uvicorn --workers N`` on a free port; stopped on exit."""
 
     def __init__(self, count: int, env: dict):
-        self.count, self.port = count, table.free_port()
+        self.count, self.port = count, servers.free_port()
         argv = [
             sys.executable,
             "-m",
@@ -114,10 +118,10 @@ class Workers:
             "--ws-per-message-deflate",
             "false",
         ]
-        self.process = subprocess.Popen(argv, cwd=table.ROOT, env=env)
+        self.process = subprocess.Popen(argv, cwd=servers.ROOT, env=env)
 
     def __enter__(self) -> Workers:
-        table.wait_for_port(self.port, self.process)
+        servers.wait_for_port(self.port, self.process)
         deadline = time.monotonic() + 60
         while len(family(self.process.pid)) <= self.count and time.monotonic() < deadline:
             time.sleep(0.2)  # every worker up (the parent and, with several, a worker each)
@@ -125,11 +129,7 @@ class Workers:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        servers.stop(self.process, 20)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -141,14 +141,14 @@ def sustained_rate(workers: int, env: dict, fixtures, ids: list[int], forms: dic
     with Workers(workers, env) as server:
 
         async def run():
-            client = table.Server(f"{workers}w", server.port, fixtures, forms, server.process.pid)
+            client = Server(f"{workers}w", server.port, fixtures, forms, server.process.pid)
             before = server_cpu(server.process.pid)
-            row = await table.sustained(client, ids, "dice box")
+            row = await clicks.sustained(client, ids, "dice box")
             row["cpu"] = (server_cpu(server.process.pid) - before) / max(1, row["rate"] * seconds) * 1000
             await client.close()
             return row
 
-        table.SUSTAIN_SECONDS = seconds
+        clicks.SUSTAIN_SECONDS = seconds
         return asyncio.run(run())
 
 
@@ -196,7 +196,7 @@ class Paced:
         self.turn += 1
         key = uuid.uuid4().hex
         if self.turn % 2:
-            fields = {"notation": table.DICE_LINE, "visibility": "public", "idempotency_key": key}
+            fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}
             path = f"/campaigns/{seat.seating.campaign_id}/table/roll/"
             return await seat.click(seat.tables[number], path, fields, target="dice-box", entry=True)
         url, data = self.forms[seat.seating.characters[number][1]]
@@ -264,8 +264,8 @@ async def step(server: Workers, fixtures, new: list, opened: list, forms: dict, 
         "clicks": figures["clicks"],
         "rate": figures["clicks"] / elapsed,
         "p50": statistics.median(feed) if feed else float("nan"),
-        "p99": table.percentile(feed, 0.99) if feed else float("nan"),
-        "settled99": table.percentile(figures["settled"], 0.99) if feed else float("nan"),
+        "p99": clicks.percentile(feed, 0.99) if feed else float("nan"),
+        "settled99": clicks.percentile(figures["settled"], 0.99) if feed else float("nan"),
         "edit50": statistics.median(figures["edit"]) if figures["edit"] else float("nan"),
         "cpu": cpu / figures["clicks"] * 1000 if figures["clicks"] else float("nan"),
         "rss_per_socket": grown / new_sockets if new_sockets else float("nan"),
@@ -357,7 +357,7 @@ def main() -> None:
     parser.add_argument("--steps", default="100,200,300,500", help="tables at each step (100,200,300,500)")
     parser.add_argument("--seconds", type=float, default=60, help="play measured at each step (60)")
     args = parser.parse_args()
-    table.raise_fd_limit()
+    servers.raise_fd_limit()
     steps = [5, 10] if args.quick else sorted(int(n) for n in args.steps.split(","))
     seconds = 15.0 if args.quick else args.seconds
     sustain_tables = 5 if args.quick else SUSTAIN_TABLES
@@ -367,21 +367,15 @@ def main() -> None:
     database, database_url = make_database()
     try:
         with tempfile.TemporaryDirectory(prefix="many-tables-bench-") as folder:
-            fixtures = table.Fixtures(Path(folder), database_url=database_url)
-            env = {k: v for k, v in os.environ.items() if k not in ("SQLITE_PATH", "DJANGO_DEBUG")}
-            env.update(
+            fixtures = Fixtures(Path(folder), database_url=database_url)
+            env = servers.app_env(
                 DATABASE_URL=database_url,
-                REDIS_URL=table.REDIS_URL,
+                REDIS_URL=servers.REDIS_URL,
                 LAYER_PREFIX=f"bench-{uuid.uuid4().hex[:10]}",
-                DJANGO_DEBUG="0",
-                DJANGO_SECURE_SSL_REDIRECT="0",
-                DJANGO_ALLOWED_HOSTS="127.0.0.1",
-                DJANGO_SETTINGS_MODULE="config.settings",
-                LOG_LEVEL="ERROR",
             )
             print(
                 f"Many-tables benchmark: python {sys.version.split()[0]}, {os.cpu_count()} CPUs, PostgreSQL"
-                f" {PG_URL}/{database}, redis {table.REDIS_URL}; a {fixtures.system} table"
+                f" {PG_URL}/{database}, redis {servers.REDIS_URL}; a {fixtures.system} table"
             )
             ids = fixtures.campaigns(sustain_tables)
             rates = {}

@@ -10,7 +10,7 @@ this is the server's own work up to the sockets). It prints, per path: the queri
 the mean wall and CPU time per request, and the call tree (functions under 2% of the time left out).
 The paths: Django's own minimum (bench/minimum.py: the framework's stack around one draw and one
 broadcast, nothing of the app's), the dice box, the sheet's first roll button, and the player's
-encounter action from the turn panel (bench/table.py's fight; between two actions the GM's Next
+encounter action from the turn panel (bench/fixtures.py's fight; between two actions the GM's Next
 turn presses run outside the timing and the profile).
 
 Then two figures without the profiler: the dice box through the whole ASGI application
@@ -67,8 +67,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
+    from fixtures import NPCS
     from pyinstrument import Profiler
-    from table import NPCS
 
     from campaigns import realtime
     from campaigns.models import Campaign, Membership

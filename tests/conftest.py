@@ -124,6 +124,20 @@ def demo_character(make_campaign, player, other_player):
     return make
 
 
+@pytest.fixture(autouse=True, scope="session")
+def channel_layer_of_this_worker(worker_id):
+    """Each xdist worker has a test database of its own, so campaign ids repeat from worker to worker;
+    on Redis (whose pub/sub ignores the database number) their tables' groups would hear each other.
+    A prefix per worker keeps them apart, as the prefix keeps two deployments apart."""
+    from channels.layers import channel_layers
+    from django.conf import settings
+
+    config = settings.CHANNEL_LAYERS.get("default", {}).get("CONFIG", {})
+    if worker_id != "master" and "prefix" in config:
+        config["prefix"] = f"{config['prefix']}-{worker_id}"
+        channel_layers.backends.clear()
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # Password hashing is deliberately slow; tests make many users.

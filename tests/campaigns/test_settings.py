@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -139,3 +141,12 @@ def test_urls_switch_backends():
         "django.db.backends.postgresql",
         "channels_redis.pubsub.RedisPubSubChannelLayer",
     ]
+
+
+def test_each_test_worker_hears_only_its_own_tables_on_redis(worker_id, settings):
+    # Workers' test databases repeat campaign ids, and Redis pub/sub is shared: tests/conftest.py gives
+    # each worker a prefix of its own (a test in one worker once could hear a table of the other's).
+    config = settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+    if worker_id == "master" or "prefix" not in config:
+        pytest.skip("only on a Redis layer with several test workers (the PostgreSQL + Redis pass)")
+    assert config["prefix"].endswith(f"-{worker_id}")

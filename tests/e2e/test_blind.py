@@ -69,6 +69,7 @@ def test_a_blind_roll_from_a_sheet_button_tells_the_roller_only_that_it_was_made
     gm_table, gm_frames = browser_for(new_page, gm, table_url)
     other, other_frames = browser_for(new_page, other_player, table_url)
 
+    roller.bring_to_front()  # back from the table's tab, which opened in front of the sheet
     roller.locator("#roll-options-panel summary").click()
     roller.get_by_label("Who sees the roll").select_option("blind")
     with roller.expect_response(re.compile(r"/roll/")) as answer:

@@ -37,6 +37,9 @@ def test_logging_out_in_another_tab_ends_the_table_and_the_next_click_loads_the_
     expect(table.locator("#table-status")).to_have_text("Signed out")
     expect(table.locator("#messages")).to_contain_text("Your session ended")
 
+    # The player comes back to the table's tab (a tab in the background is throttled: on a busy
+    # machine its click could wait out the timeout).
+    table.bring_to_front()
     table.locator("#id_notation").fill("d6")
     table.get_by_role("button", name="Roll").click()
     table.wait_for_url(f"**/accounts/login/?next=/campaigns/{campaign.pk}/table/")

@@ -1,0 +1,287 @@
+"""The benches' database furniture: users, campaigns, characters and the cookies a browser holds.
+
+``Fixtures`` makes a throwaway database (SQLite in a folder, or a PostgreSQL database the caller made)
+and everything the benches click on in it: a GM, a roller and a viewer logged in, campaigns with their
+demo characters, a sheet's roll button, an in-place edit, a running encounter and its action form, a
+saved roll, a roll request, and a real entry frame and dice-box answer for the floor's sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import string
+import sys
+import uuid
+from pathlib import Path
+
+from servers import ROOT
+
+sys.path.insert(0, str(ROOT))  # the project: its settings, its apps, the tests' NPCs
+
+from tests.npcs import L5R_BANDIT  # noqa: E402 (after the path is set)
+
+DICE_LINE = "4d6kh3+2 vs 12"
+# A quick NPC per system for the encounter row, as tests/campaigns/test_player_turns.py makes them;
+# Five by Five's has hit points enough to last the run.
+NPCS = {
+    "triad": {"difficulty": 10, "weapon": "medium", "armor": "light"},
+    "fivebyfive": {
+        "descriptors": {"Brute": 6, "Sneaky": 4},
+        "hp": 10**6,
+        "weapon_db": 0,
+        "armor_av": 0,
+        "shield": False,
+    },
+    "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
+    "l5r": L5R_BANDIT,
+}
+
+
+class Fixtures:
+    """Users, campaigns, characters and browser cookies in a throwaway SQLite database."""
+
+    def __init__(self, folder: Path, database_url: str | None = None):
+        # A throwaway SQLite file, or a throwaway PostgreSQL database the caller made (many_tables.py).
+        os.environ["SQLITE_PATH"] = str(folder / "bench.sqlite3")
+        if database_url:
+            os.environ["DATABASE_URL"] = database_url
+        else:
+            os.environ.pop("DATABASE_URL", None)
+        os.environ.pop("REDIS_URL", None)  # this process only writes rows; servers get their layer
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        import django
+
+        django.setup()
+        from django.contrib.auth import get_user_model
+        from django.core.management import call_command
+        from django.test import Client
+
+        call_command("migrate", verbosity=0)
+        users = get_user_model()
+        self.gm = users.objects.create_user("bench-gm")
+        self.roller = users.objects.create_user("bench-roller")
+        self.viewer = users.objects.create_user("bench-viewer")
+        # What a browser holds: a session cookie, and the CSRF cookie whose value it echoes in a header.
+        self.csrf = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
+        self.cookies = {}
+        for user in (self.roller, self.viewer, self.gm):
+            client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+            client.force_login(user)
+            self.cookies[user.pk] = f"sessionid={client.cookies['sessionid'].value}; csrftoken={self.csrf}"
+        self.system = self._working_system()
+
+    def _working_system(self) -> str:
+        """The first installed system whose demo sheet rolls and edits cleanly (the sheet-roll rows)."""
+        from sheets.registry import game_systems
+
+        for config in game_systems():
+            try:
+                (campaign_id,) = self.campaigns(1, config.label)
+                self.sheet_roll_form(campaign_id)
+                return config.label
+            except Exception as error:  # noqa: BLE001 (a system half-way through an edit: try the next)
+                print(f"  ({config.label} left out of the sheet rows: {error!r:.120})")
+        raise SystemExit("no system's demo sheet rolls")
+
+    def campaigns(self, count: int, system: str | None = None) -> list[int]:
+        from campaigns.models import Campaign, Membership
+        from sheets.demo import load_demo_characters
+
+        made = Campaign.objects.bulk_create(
+            Campaign(name=f"bench {uuid.uuid4().hex[:6]}", system=system or self.system, gm=self.gm)
+            for _ in range(count)
+        )
+        Membership.objects.bulk_create(
+            Membership(campaign_id=c.pk, user=user) for c in made for user in (self.roller, self.viewer)
+        )
+        for campaign in made:
+            load_demo_characters(campaign, players=[self.roller])
+        return [c.pk for c in made]
+
+    def sheet_roll_form(
+        self, campaign_id: int, *, check: bool = True, character_id: int | None = None
+    ) -> tuple[str, dict]:
+        """The first roll button's URL and the fields the page posts with it (checked through Django);
+        the campaign's one character, or ``character_id`` at a table of several."""
+        from django.test import Client
+
+        from sheets.models import Character
+        from sheets.registry import system_for
+
+        found = {"pk": character_id} if character_id else {"campaign_id": campaign_id}
+        character = Character.objects.select_related("campaign").get(**found)
+        system = system_for(character.campaign)
+        form = system.options_form(character=character)
+        options = {name: field.initial for name, field in form.fields.items()}
+        key = system.buttons(character, options)[0].key
+        data = {
+            name: ("on" if value is True else str(value))
+            for name, value in options.items()
+            if value not in (None, False, "")
+        }
+        data["visibility"] = "public"
+        url = f"/characters/{character.pk}/roll/{key}/"
+        if not check:
+            return url, data
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        response = client.post(url, {**data, "idempotency_key": uuid.uuid4().hex}, HTTP_HX_REQUEST="true")
+        if response.status_code != 200:
+            raise RuntimeError(f"sheet roll answered {response.status_code}")
+        return url, data
+
+    def edit_form(self, campaign_id: int) -> dict:
+        """The in-place edit of the character's name (every system has it): URL, value, page version."""
+        from sheets.models import Character
+
+        character = Character.objects.get(campaign_id=campaign_id)
+        return {
+            "url": f"/characters/{character.pk}/field/name/",
+            "value": character.name,
+            "version": character.version,
+        }
+
+    def encounter_fight(self, campaign_id: int, player=None) -> dict:
+        """A running encounter, the roller's character (or ``player``'s) against one quick NPC, and the
+        action form the player's turn panel shows (its fields as the page posts them, less the version)."""
+        import secrets as secret_source
+        from html.parser import HTMLParser
+
+        from django.test import Client
+
+        from campaigns.models import Campaign
+        from play import encounters
+        from rules.dice import Roller
+
+        campaign = Campaign.objects.get(pk=campaign_id)
+        player = player or self.roller
+        character = campaign.characters.get(owner=player)
+        encounter = encounters.encounter_create(campaign=campaign, name="Bench")
+        encounters.combatant_add_character(encounter=encounter, character=character)
+        encounters.combatant_add_npc(
+            encounter=encounter, name="Dummy", cleaned_data=dict(NPCS[campaign.system])
+        )
+        encounters.encounter_start(
+            encounter=encounter,
+            version=encounter.version,
+            roller=Roller(secret_source.SystemRandom()),
+            author=self.gm,
+        )
+        fight = {"encounter_id": encounter.pk, "character_id": character.pk, "acted": False}
+        while not self.encounter_state(fight)[1]:
+            encounter.refresh_from_db()
+            encounters.encounter_next_turn(encounter=encounter, version=encounter.version, author=self.gm)
+
+        class ActionForms(HTMLParser):
+            def __init__(self):
+                super().__init__()
+                self.forms, self.select, self.first = [], None, False
+
+            def handle_starttag(self, tag, attrs):
+                attrs = dict(attrs)
+                if tag == "form":
+                    self.forms.append({"url": attrs.get("action"), "fields": {}})
+                elif not self.forms:
+                    return
+                elif tag == "input" and attrs.get("name"):
+                    if attrs.get("type") not in ("checkbox", "radio", "submit") or "checked" in attrs:
+                        self.forms[-1]["fields"].setdefault(attrs["name"], attrs.get("value", ""))
+                elif tag == "select":
+                    self.select, self.first = attrs.get("name"), True
+                elif tag == "option" and self.select and (self.first or "selected" in attrs):
+                    self.forms[-1]["fields"][self.select] = attrs.get("value", "")
+                    self.first = False
+
+            def handle_endtag(self, tag):
+                if tag == "select":
+                    self.select = None
+
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(player)
+        parser = ActionForms()
+        parser.feed(client.get(f"/campaigns/{campaign_id}/turn/").content.decode())
+        offered = [form for form in parser.forms if form["fields"].get("action")]
+        chosen = next((form for form in offered if form["fields"]["action"] == "attack"), offered[0])
+        fields = {k: v for k, v in chosen["fields"].items() if k not in ("csrfmiddlewaretoken", "version")}
+        fight.update(
+            url=chosen["url"],
+            fields=fields,
+            next_url=f"/campaigns/{campaign_id}/encounters/{encounter.pk}/next/",
+        )
+        return fight
+
+    def encounter_state(self, fight: dict) -> tuple[int, bool, int]:
+        """(the encounter's version, whether it is the roller's character's turn, the feed's last seq)."""
+        from campaigns.models import Campaign
+        from play import encounters
+        from play.models import Encounter
+
+        encounter = Encounter.objects.get(pk=fight["encounter_id"])
+        actor = encounters.current_actor(encounter, encounters.combatants_of(encounter))
+        last_seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=encounter.campaign_id)
+        return encounter.version, actor.character_id == fight["character_id"], last_seq
+
+    def saved_roll(self, campaign_id: int) -> str:
+        """The roller's saved dice line at this table (play's saved rolls): the URL its button posts to."""
+        from campaigns.models import Campaign
+        from play import saved_rolls
+
+        saved = saved_rolls.saved_roll_create(
+            campaign=Campaign.objects.get(pk=campaign_id),
+            owner=self.roller,
+            character=None,
+            name="Bench",
+            line=DICE_LINE,
+            visibility="public",
+        )
+        return f"/campaigns/{campaign_id}/saved-rolls/{saved.pk}/roll/"
+
+    def request_form(self, campaign_id: int) -> dict:
+        """The GM's request form for the roller's character, and where the prompt's answer is fetched."""
+        from sheets.models import Character
+
+        character = Character.objects.get(campaign_id=campaign_id, owner=self.roller)
+        return {
+            "ask_url": f"/campaigns/{campaign_id}/requests/",
+            "ask": {
+                "label": "Bench",
+                "characters": str(character.pk),
+                "roll_key": "",
+                "visibility": "public",
+            },
+            "prompts_url": f"/characters/{character.pk}/requests/",
+            "open": None,  # the request the last answer went to, closed by the GM before the next
+        }
+
+    def last_seq(self, campaign_id: int) -> int:
+        from campaigns.models import Campaign
+
+        return Campaign.objects.values_list("last_seq", flat=True).get(pk=campaign_id)
+
+    def samples(self) -> dict:
+        """A real public entry frame and a real dice-box answer, for the trigger and the floor's sizes."""
+        from django.test import Client
+
+        from campaigns import services
+        from campaigns.models import Campaign
+        from campaigns.realtime import entry_event
+
+        (campaign_id,) = self.campaigns(1)
+        entry, _ = services.table_roll_create(
+            campaign=Campaign.objects.get(pk=campaign_id), author=self.roller, notation_text=DICE_LINE
+        )
+        frame = entry_event(entry)["frames"]["full"]
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        response = client.post(
+            f"/campaigns/{campaign_id}/table/roll/",
+            {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex},
+            HTTP_HX_REQUEST="true",
+        )
+        return {
+            "html": json.loads(frame)["html"],
+            "entry_size": len(frame),
+            "response_size": len(response.content),
+        }
