@@ -175,3 +175,27 @@ def test_debug_answers_on_this_machines_lan_addresses(client):
     for address in lan.lan_addresses():
         assert client.get("/accounts/login/", HTTP_HOST=f"{address}:8000").status_code == 200
     assert client.get("/accounts/login/", HTTP_HOST="evil.example:8000").status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backup_keeps_the_portraits_and_a_restore_puts_them_back(
+    sqlite_only, make_campaign, player, tmp_path, settings
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    campaign = make_campaign("triad", players=[player])
+    portraits = settings.MEDIA_ROOT / "portraits"
+    portraits.mkdir(parents=True)
+    (portraits / "4f1c.webp").write_bytes(b"RIFF-a-portrait")
+    target = tmp_path / "copy.sqlite3"
+    out = StringIO()
+    call_command("backup", str(target), stdout=out)
+    assert "1 uploaded file(s) copied" in out.getvalue()
+    assert (tmp_path / "copy.sqlite3.media" / "portraits" / "4f1c.webp").read_bytes() == b"RIFF-a-portrait"
+
+    # The disk with the uploads is lost; the restore puts them back with the database.
+    (portraits / "4f1c.webp").unlink()
+    Campaign.objects.filter(pk=campaign.pk).update(name="Changed after the backup")
+    call_command("restore", str(target), interactive=False, stdout=StringIO())
+    connections.close_all()
+    assert (portraits / "4f1c.webp").read_bytes() == b"RIFF-a-portrait"
+    assert Campaign.objects.get(pk=campaign.pk).name != "Changed after the backup"

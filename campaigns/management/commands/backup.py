@@ -1,8 +1,13 @@
-"""A consistent copy of the database while the app runs: SQLite's online backup API, or pg_dump.
+"""A consistent copy of the database while the app runs: SQLite's online backup API, or pg_dump; and
+beside it a copy of the uploaded files (MEDIA_ROOT: portraits).
 
 A plain file copy of a SQLite database in WAL mode can miss the writes still in the -wal file or catch
 a page half written; the backup API copies through SQLite's own locking, so the copy is one committed
 state even while players roll. PostgreSQL has pg_dump for the same job.
+
+Uploaded files are written once under a fresh name and never changed (sheets/portraits.py), so copying
+the folder after the database catches every file the copy names, bar one removed or replaced in the
+seconds between the two (its sheet then shows the initial's badge).
 """
 
 from __future__ import annotations
@@ -28,6 +33,19 @@ def default_target(engine: str) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     suffix = "sqlite3" if engine == "sqlite" else "dump"
     return Path(settings.BASE_DIR) / "backups" / f"tabletop-{stamp}.{suffix}"
+
+
+def media_copy_of(backup: Path) -> Path:
+    """Where a backup's uploaded files are kept: a folder beside it, named after it."""
+    return backup.with_name(backup.name + ".media")
+
+
+def copy_media(source: Path, target: Path) -> int:
+    """Copy every file under ``source`` into ``target`` (kept where both have it); the count copied."""
+    if not source.is_dir():
+        return 0
+    shutil.copytree(source, target, dirs_exist_ok=True)
+    return sum(1 for path in target.rglob("*") if path.is_file())
 
 
 def engine_of(alias: str) -> str:
@@ -110,3 +128,7 @@ class Command(BaseCommand):
         else:
             run_postgres_tool(self, *postgres_command(settings_dict, "pg_dump", target))
         self.stdout.write(self.style.SUCCESS(f"Backup written to {target}"))
+        media = media_copy_of(target)
+        files = copy_media(Path(settings.MEDIA_ROOT), media)
+        if files:
+            self.stdout.write(self.style.SUCCESS(f"{files} uploaded file(s) copied to {media}"))

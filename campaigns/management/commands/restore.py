@@ -1,14 +1,16 @@
-"""Put a backup made by `manage.py backup` back in place of the database."""
+"""Put a backup made by `manage.py backup` back in place of the database, and its uploaded files back
+under MEDIA_ROOT (files already there stay: their names are never reused)."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from .backup import engine_of, postgres_command, run_postgres_tool, sqlite_copy
+from .backup import copy_media, engine_of, media_copy_of, postgres_command, run_postgres_tool, sqlite_copy
 
 
 def check_sqlite_backup(path: Path) -> None:
@@ -59,4 +61,8 @@ class Command(BaseCommand):
             sqlite_copy(str(source), str(settings_dict["NAME"]))
         else:
             run_postgres_tool(self, *postgres_command(settings_dict, "pg_restore", source))
+        media = media_copy_of(source)
+        if media.is_dir():
+            copy_media(media, Path(settings.MEDIA_ROOT))
+            self.stdout.write(self.style.SUCCESS(f"Uploaded files put back from {media}."))
         self.stdout.write(self.style.SUCCESS(f"Restored {source}. Run `manage.py migrate` if it is older."))
