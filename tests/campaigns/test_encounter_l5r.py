@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from play import encounters as services
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import Outcome
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
@@ -99,7 +99,7 @@ def test_a_short_l5r_fight(fight, gm):
     attack = FeedEntry.objects.get(label__endswith="Shinai attacks Bandit")
     assert attack.result["total"] == 31 and attack.result["outcome"] == Outcome.SUCCESS
     assert attack.result["outcome_label"] == "hit"
-    assert Fraction(attack.chance) == rules.chance(6, 4, 25)
+    assert Fraction(attack.chance) == l5r.chance(6, 4, 25)
     assert "vs TN 25 (Armor TN 20 + 5 for 1 raise): 31, hit" in attack.summary
     assert [d["face"] for d in attack.result["dice"]] == [16, 8, 4, 3, 2, 1]
     assert attack.result["changes"] == ["Bayushi Shinai: Void point spent, 1 of 2 left"]
@@ -107,7 +107,7 @@ def test_a_short_l5r_fight(fight, gm):
     assert damage.result["total"] == 16 and "Katana 3k2 + Strength 2 + 1k0 for raises: 6k2" in damage.summary
     assert damage.result["changes"] == ["Bandit: wounds 0 -> 16 (Grazed +5)"]
     # One attack a turn: it is the turn's Complex Action (4th edition, Actions).
-    assert services.combatants_of(encounter)[0].state["spent"] == rules.TURN_ACTIONS
+    assert services.combatants_of(encounter)[0].state["spent"] == l5r.TURN_ACTIONS
     with pytest.raises(EncounterError, match="not open"):
         act(encounter, by_name["Bayushi Shinai"], bandit, {}, gm=gm)
     encounter.refresh_from_db()
@@ -121,7 +121,7 @@ def test_a_short_l5r_fight(fight, gm):
     assert miss.result["total"] == 23 and miss.result["outcome"] == Outcome.FAILURE
     assert miss.result["outcome_label"] == "miss"
     assert "vs TN 25 (Armor TN 20 + 5 for Grazed wounds): 23, miss" in miss.summary
-    assert Fraction(miss.chance) == rules.chance(5, 3, 25)
+    assert Fraction(miss.chance) == l5r.chance(5, 3, 25)
     assert not FeedEntry.objects.filter(label__endswith="Bandit damages Bayushi Shinai").exists()
 
     # Round 2. Shinai shoots: Kyujutsu 4 + Reflexes 3 = 7k3 against TN 20. 9 + 9 + 8 = 26, a hit.
@@ -161,7 +161,7 @@ def test_a_short_l5r_fight(fight, gm):
     assert shinai.l5r.wounds == 17
     hit = FeedEntry.objects.filter(label__endswith="Bandit attacks Bayushi Shinai").latest("seq")
     assert hit.result["total"] == 38 and "vs TN 35" in hit.summary
-    assert Fraction(hit.chance) == rules.chance(6, 4, 35)
+    assert Fraction(hit.chance) == l5r.chance(6, 4, 35)
     assert hit.result["changes"] == ["Bandit: Void point spent, 1 of 2 left"]
     wounds = FeedEntry.objects.get(label__endswith="Bandit damages Bayushi Shinai")
     assert wounds.result["total"] == 17 and wounds.character_id == shinai.pk
@@ -187,7 +187,7 @@ def test_a_short_l5r_fight(fight, gm):
     last = FeedEntry.objects.filter(label__endswith="Shinai attacks Bandit").latest("seq")
     assert "vs TN 35 (Armor TN 20 + 5 for Grazed wounds + 10 for 2 raises): 42, hit" in last.summary
     assert "tens exploded: 10 + 10 + 5" in last.summary
-    assert Fraction(last.chance) == rules.chance(7, 3, 35)
+    assert Fraction(last.chance) == l5r.chance(7, 3, 35)
     assert by_name["Bandit"].stats["wounds"] == 40 and by_name["Bandit"].out
     finish = FeedEntry.objects.filter(label__endswith="Shinai damages Bandit").latest("seq")
     assert finish.result["changes"] == ["Bandit: wounds 23 -> 40 (Dead)", "Bandit is dead"]
@@ -509,7 +509,7 @@ def test_rule_cooperative_rolls(party, gm):
     assert line.summary == (
         "Lore 0 + Intelligence 2 unskilled, +2 from the helpers' ranks: u2k2+2 vs TN 20: 12, failure"
     )
-    assert line.chance == str(rules.chance(2, 2, 20, explode=False, bonus=2))
+    assert line.chance == str(l5r.chance(2, 2, 20, explode=False, bonus=2))
     encounter, by_name = around(encounter, gm)
     do(
         encounter,

@@ -8,7 +8,7 @@ import pytest
 
 from campaigns.models import FeedEntry
 from play import encounters as services
-from rules import l5r as rules
+from rules import l5r
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.systems.l5r.combat import L5RCombat, combat
@@ -161,7 +161,7 @@ def test_rule_guard(fight, gm):
     assert "vs TN 25 (Armor TN 15 +10 guarded = 25): 23, miss" in miss.summary
     # Shinai, guarding, is easier to hit: 20 - 5 = 15.
     assert L5RCombat().chance(encounter, by_name["Bandit"], "attack", by_name["Bayushi Shinai"], {}) == (
-        rules.chance(5, 3, 15)
+        l5r.chance(5, 3, 15)
     )
 
 
@@ -217,7 +217,7 @@ def test_rule_full_defense_and_center(fight, gm):
     assert offered(encounter, "Bayushi Shinai") == ["scene", "task"]
     encounter, by_name = next_turn(encounter, gm)
     assert L5RCombat().chance(encounter, by_name["Bandit"], "attack", by_name["Bayushi Shinai"], {}) == (
-        rules.chance(5, 3, 32)
+        l5r.chance(5, 3, 32)
     )
     # Round 2: Shinai's Full Defense ends as his turn begins; he takes Center. Round 3 he has 15 + 10.
     encounter, by_name = next_turn(encounter, gm)

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from campaigns.models import FeedEntry
-from rules import l5r as rules
+from rules import l5r
 from sheets.combat import EncounterError
 from sheets.systems.l5r.combat import L5RCombat
 
@@ -34,7 +34,7 @@ def test_rule_an_emphasis_re_rolls_the_ones_of_a_skill_roll(party, gm):
     assert line.result["total"] == 23 and line.result["outcome"] == "success"
     assert [d["face"] for d in line.result["dice"]] == [12, 6, 5, 4, 3]
     assert "emphasis Deceit: 1s re-rolled (die 1: 1 → 12, die 4: 1 → 4)" in line.summary
-    assert Fraction(line.chance) == rules.chance(5, 3, 20, reroll_ones=True)
+    assert Fraction(line.chance) == l5r.chance(5, 3, 20, reroll_ones=True)
 
 
 def test_the_skill_rolls_emphasis_must_be_that_skills(party, gm):
@@ -68,7 +68,7 @@ def test_rule_an_attack_with_its_skills_emphasis(party, gm):
     assert attack.result["total"] == 21 and attack.result["outcome_label"] == "hit"
     assert attack.summary.startswith("Kenjutsu 2 + Agility 3, emphasis Katana: 5k3 vs TN 20")
     assert "emphasis Katana: 1s re-rolled (die 1: 1 → 9, die 4: 1 → 1)" in attack.summary
-    assert Fraction(attack.chance) == rules.chance(5, 3, 20, reroll_ones=True)
+    assert Fraction(attack.chance) == l5r.chance(5, 3, 20, reroll_ones=True)
     encounter, by_name = reload(encounter)
     assert by_name["Bandit"].stats["wounds"] == 13
 

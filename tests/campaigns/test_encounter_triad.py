@@ -6,7 +6,7 @@ from django.urls import reverse
 from campaigns.models import FeedEntry
 from play import encounters as services
 from play.models import Combatant
-from rules import triad as rules
+from rules import triad
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import snapshot
@@ -211,7 +211,7 @@ def test_only_the_gm_runs_encounters(fight, player, outsider, client_for, who, s
 
 def give_trait(character, name, gm):
     """Add a listed trait the way the sheet's form does (versioned, in the history)."""
-    trait = rules.find_trait(name)
+    trait = triad.find_trait(name)
     triad_actions.trait_add(
         character=character,
         trait={
@@ -654,7 +654,7 @@ def test_opposed_roll_the_higher_total_wins_with_exact_odds(hunters, gm):
         "Abraham Van Helsing Mind 15: 15 vs Zheng Yi Sao Spirit 13: 18: Zheng Yi Sao wins by 3"
     )
     assert entry.result["outcome"] == "failure" and entry.result["total"] == 15
-    odds = rules.opposed_chance(rules.Side(15), rules.Side(13))
+    odds = triad.opposed_chance(triad.Side(15), triad.Side(13))
     win, tie = odds["critical"] + odds["success"], odds["mixed"]
     assert entry.chance == str(win)
     assert (
@@ -714,7 +714,7 @@ def test_team_task_counts_the_best_single_number(hunters, gm):
     )
     entry = FeedEntry.objects.get(label__contains="team task")
     assert entry.summary.endswith("Abraham Van Helsing Mind 15, Zheng Yi Sao Mind 12 vs 18: best 19, success")
-    odds = rules.team_chance([rules.Side(15), rules.Side(12)], 18)
+    odds = triad.team_chance([triad.Side(15), triad.Side(12)], 18)
     assert entry.chance == str(odds["critical"] + odds["success"])
     assert [d["face"] for d in entry.result["dice"]] == [5, 19]
 

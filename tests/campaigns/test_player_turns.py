@@ -14,7 +14,7 @@ from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
 from play import encounters as services
 from play.models import Encounter
-from rules import freefall as ff_rules
+from rules import freefall
 from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
 from tests.campaigns.encounter import show_npc_numbers
@@ -281,8 +281,8 @@ def test_a_freefall_player_declares_then_rolls_their_own_action(
     client = client_for(player)
     actor = combatant(encounter, mine)
     panel = client.get(reverse("turn_panel", args=[campaign.pk])).content.decode()
-    tn = ff_rules.Difficulty.CHALLENGING.tn
-    assert shown_odds(panel, "attack") == format_percent(ff_rules.odds(1, tn).at_least_success)
+    tn = freefall.Difficulty.CHALLENGING.tn
+    assert shown_odds(panel, "attack") == format_percent(freefall.odds(1, tn).at_least_success)
     weapon = re.search(r'name="attack-gear"[^>]*>\s*<option value="([^"]*)"', panel).group(1)
     assert (
         post(

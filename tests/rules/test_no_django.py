@@ -8,9 +8,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def rules_modules() -> list[str]:
-    """Every module in rules/, found on disk so modules added later are covered too."""
+    """Every module in rules/ and its packages, found on disk so modules added later are covered too."""
     return sorted(
-        "rules" if path.stem == "__init__" else f"rules.{path.stem}" for path in (ROOT / "rules").glob("*.py")
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in (ROOT / "rules").rglob("*.py")
     )
 
 
@@ -18,6 +19,7 @@ def test_the_rules_package_has_modules():
     modules = rules_modules()
     assert "rules" in modules
     assert "rules.dice" in modules
+    assert {"rules.l5r", "rules.l5r.odds", "rules.notation.tree"} <= set(modules)
 
 
 def test_importing_every_rules_module_loads_no_django():

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from sheets.models import Character
 from sheets.systems.fivebyfive.models import FiveByFiveDescriptor, FiveByFiveSheet
 from sheets.systems.fivebyfive.sheet import system as fivebyfive_system
@@ -67,7 +67,9 @@ def test_valid_build_saves_every_row_with_the_engine_values(fbf_campaign, player
         -3,
     )
     assert sheet.shield and not sheet.offhand_dagger and not sheet.doubles_token and sheet.xp == 0
-    values = rules.ranked_values(["Street Smarts", "Amateur Chef", "HP", "Brawler", "Uncanny Reflexes", "x"])
+    values = fivebyfive.ranked_values(
+        ["Street Smarts", "Amateur Chef", "HP", "Brawler", "Uncanny Reflexes", "x"]
+    )
     assert values["HP"] == sheet.hp
 
 
@@ -129,7 +131,7 @@ def test_optional_rules_save_advanced_and_aspects_when_the_campaign_uses_them(
     # Advanced 6 on a task based on the Superior aspect: -2 + 1 = one step down, to 4.
     options = {"shift": 0, "spend_token": False, "aspect": "agility"}
     buttons = fivebyfive_system.buttons(street.character, options)
-    assert buttons[0].chance == rules.chance(4)
+    assert buttons[0].chance == fivebyfive.chance(4)
 
 
 def test_builder_shows_the_optional_fields_only_when_turned_on(fbf_campaign, player, client_for):
@@ -211,7 +213,7 @@ def test_edit_in_place_saves_and_bumps_the_version(demo_character, player, gm, c
     chef.refresh_from_db()
     assert chef.value == 6
     # The buttons come back out of band with the new chance.
-    assert f"Amateur Chef 6 - {format_percent(rules.chance(6))}" in page_text(response)
+    assert f"Amateur Chef 6 - {format_percent(fivebyfive.chance(6))}" in page_text(response)
     character.refresh_from_db()
     assert character.version == 2
     response = edit(client_for(gm), character, f"descriptor:{chef.pk}:name", "  Master   Chef ")
@@ -298,7 +300,7 @@ def buttons_text(client, character, **options):
 def test_buttons_show_exact_chances_for_the_options(demo_character, player, client_for):
     character = demo_character("fivebyfive")  # Larry: Amateur Chef 4
     client = client_for(player)
-    assert rules.chance(4) == Fraction(19, 36)
+    assert fivebyfive.chance(4) == Fraction(19, 36)
     assert "Amateur Chef 4 - 52.8%" in buttons_text(client, character)
     # One rank up is 6 (23/36), two down is 0 (11/36), three down on -5 is no chance at all.
     assert f"Amateur Chef 4 - {format_percent(Fraction(23, 36))}" in buttons_text(client, character, shift=1)
@@ -309,7 +311,7 @@ def test_buttons_show_exact_chances_for_the_options(demo_character, player, clie
     text = buttons_text(client, character, spend_token="on")
     assert "Amateur Chef 4 - 52.8%" in text and "no token to spend" in text
     FiveByFiveSheet.objects.filter(character=character).update(doubles_token=True)
-    with_token = rules.chance(4, doubles_token=True)
+    with_token = fivebyfive.chance(4, doubles_token=True)
     assert f"Amateur Chef 4 - {format_percent(with_token)}" in buttons_text(
         client, character, spend_token="on"
     )
@@ -320,7 +322,7 @@ def test_buttons_carry_the_outcome_bars(demo_character, player, client_for):
     character = demo_character("fivebyfive")
     url = reverse("sheet_buttons", args=[character.pk])
     page = client_for(player).get(url, {"shift": 0}, **HTMX).content.decode()
-    odds = rules.outcome_odds(4)
+    odds = fivebyfive.outcome_odds(4)
     assert (
         f"trump {format_percent(odds['trump'])}, success {format_percent(odds['success'])}, "
         f"failure {format_percent(odds['failure'])}" in page
@@ -388,7 +390,9 @@ def test_spending_the_token_makes_fives_trump(demo_character, player, client_for
     response = roll(client_for(player), character, chef_key(character), spend_token="on")
     entry = FeedEntry.objects.get()
     assert entry.result["outcome"] == "trump" and entry.result["changes"] == ["doubles token spent"]
-    assert entry.result["dice"][0]["trump"] and Fraction(entry.chance) == rules.chance(4, doubles_token=True)
+    assert entry.result["dice"][0]["trump"] and Fraction(entry.chance) == fivebyfive.chance(
+        4, doubles_token=True
+    )
     assert not FiveByFiveSheet.objects.get(character=character).doubles_token
     # The buttons come back without the token: the plain chance and a note.
     assert "Amateur Chef 4 - 52.8%" in page_text(response) and "no token to spend" in page_text(response)

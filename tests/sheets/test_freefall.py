@@ -9,7 +9,7 @@ from django.utils.html import escape
 
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
-from rules import freefall as rules
+from rules import freefall
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from sheets.models import Character
@@ -109,8 +109,8 @@ def test_valid_build_saves_every_row(character):
     )
     state = system.state(character)
     # Body: vest 1 + harness 1 + pistol 1 less the harness's Load Bearing 1 = 2; Mind: STEEL SPIKE 2.
-    assert state.binding == rules.Attributes(body=2, mind=2, ghost=1)
-    assert state.current_max == rules.Attributes(body=3, mind=2, ghost=5)
+    assert state.binding == freefall.Attributes(body=2, mind=2, ghost=1)
+    assert state.current_max == freefall.Attributes(body=3, mind=2, ghost=5)
     assert state.current == state.current_max
 
 
@@ -412,8 +412,8 @@ def test_the_player_spends_a_point_from_the_sheet(character, client_for, player,
 
 def test_buttons_show_the_exact_chance_for_the_default_options(character, client_for, player):
     html = client_for(player).get(reverse("sheet_buttons", args=[character.pk]), **HTMX).content.decode()
-    plain = rules.odds(5, 11).at_least_success
-    hack = rules.hack_odds(5, 11, program=rules.Program("Needle", "spike", "steel")).at_least_success
+    plain = freefall.odds(5, 11).at_least_success
+    hack = freefall.hack_odds(5, 11, program=freefall.Program("Needle", "spike", "steel")).at_least_success
     assert f'BODY 3 - <span class="roll-chance">{format_percent(plain)}</span>' in html
     assert f'Needle STEEL - <span class="roll-chance">{escape(format_percent(hack))}</span>' in html
     assert "5d20+5 vs TN 11" in html
@@ -426,7 +426,7 @@ def test_buttons_follow_the_options(character, client_for, player):
         .content.decode()
     )
     # Hard (TN 16) with 2 dice: each die succeeds on 16-20, 1/4; P(at least one) = 7/16 = 43.75%.
-    assert rules.odds(2, 16).at_least_success == pytest.approx(7 / 16)
+    assert freefall.odds(2, 16).at_least_success == pytest.approx(7 / 16)
     assert 'GHOST 5 - <span class="roll-chance">43.8%</span>' in html
     assert "2d20 vs TN 16" in html
     # STEEL adds 5: 11-20 succeed, 1/2 a die; P(at least one of 2) = 3/4.
@@ -450,7 +450,7 @@ def test_the_picture_has_failure_success_and_greater_bars(character):
     body = next(b for b in buttons if b.key == "attribute:body")
     assert [bar.label for bar in body.picture] == ["failure", "success", "greater success"]
     assert sum(bar.chance for bar in body.picture) == 1
-    assert body.chance == rules.odds(5, 11).at_least_success
+    assert body.chance == freefall.odds(5, 11).at_least_success
 
 
 # ----- rolls --------------------------------------------------------------------------------------
@@ -500,7 +500,7 @@ def test_program_roll_bonus_turns_a_low_die_into_a_success(character, client_for
     entry = FeedEntry.objects.get(character_id=character.pk)
     assert entry.result["outcome"] == "success" and entry.result["changes"] == []
     assert entry.chance == str(
-        rules.hack_odds(2, 16, program=rules.Program("N", "spike", "steel")).at_least_success
+        freefall.hack_odds(2, 16, program=freefall.Program("N", "spike", "steel")).at_least_success
     )
     program.refresh_from_db()
     assert not program.compromised
@@ -666,7 +666,7 @@ def test_gear_and_programs_change_after_creation_within_the_builders_rules(chara
     state = system.state(character)
     # BODY 5: vest 1 + harness 1 + Monowire 1 (the pistol rides the harness); GHOST 6, nothing binds it.
     # MIND 4: Needle (STEEL) 2 + Shiv (RED) 1.
-    assert state.binding == rules.Attributes(3, 3, 0)
+    assert state.binding == freefall.Attributes(3, 3, 0)
     assert character.changes.filter(reason="Gear and programs changed").count() == 1
 
 

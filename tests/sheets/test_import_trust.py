@@ -12,7 +12,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from rules import triad as triad_rules
+from rules import triad
 from sheets.demo import load_demo_characters
 from sheets.models import Character
 
@@ -223,7 +223,7 @@ def default_triad(make_campaign, player):
 
 def _sample_buttons(client, campaign) -> list[str]:
     page = client.get(reverse("character_new", args=[campaign.pk])).content.decode()
-    return [s.name for s in triad_rules.SAMPLE_CHARACTERS.values() if f"Create {s.name}" in page]
+    return [s.name for s in triad.SAMPLE_CHARACTERS.values() if f"Create {s.name}" in page]
 
 
 def test_triad_samples_offered_in_a_default_campaign_import_back_into_one(

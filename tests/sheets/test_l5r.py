@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import Outcome
 from sheets.models import Character
 from sheets.systems.l5r.models import L5RSheet, L5RSkill, L5RWeapon
@@ -62,7 +62,7 @@ def test_valid_build_saves_every_row(l5r_campaign, player, client_for):
     character = Character.objects.get(name="Hida Kuroda")
     assert response.url == character.get_absolute_url()
     sheet = character.l5r
-    assert sheet.trait_values() == {t: VALID[t] for t in rules.TRAITS}
+    assert sheet.trait_values() == {t: VALID[t] for t in l5r.TRAITS}
     assert (sheet.void, sheet.void_spent, sheet.school, sheet.school_rank, sheet.wounds) == (
         2, 0, "Hida Bushi School", 1, 0)
     skills = {s.name: (s.rank, s.trait, s.emphasis) for s in character.l5r_skills.all()}
@@ -162,7 +162,7 @@ def test_demo_characters_build(demo_character, player, other_player):
     assert shinai.l5r.reflexes == 3 and shinai.l5r_skills.get(name="Kyujutsu").rank == 4
     tishi = Character.objects.get(owner=other_player)
     assert tishi.name == "Isawa Tishi" and tishi.l5r.school_rank == 1
-    assert rules.ring_rank("fire", tishi.l5r.trait_values()) == 3
+    assert l5r.ring_rank("fire", tishi.l5r.trait_values()) == 3
     assert l5r_system.party_summary(shinai) == "Wounds 0 (Healthy) · Void 2/2"
 
 
@@ -257,7 +257,7 @@ def test_bad_skill_and_weapon_edits(demo_character, gm, client_for):
     assert edit(client, character, f"skill:{kenjutsu.pk}:rank", "0").status_code == 200
     character.refresh_from_db()
     # A skill taken down to rank 0 rolls unskilled by itself: no exploding tens, no raises.
-    expected = format_percent(rules.chance(3, 3, 15, explode=False))
+    expected = format_percent(l5r.chance(3, 3, 15, explode=False))
     assert f"Kenjutsu 0 - <span class=\"roll-chance\">{expected}</span>" in buttons(client, character)
     response = edit(client, character, f"skill:{kenjutsu.pk}:emphasis", "Katana")
     assert response.status_code == 422 and "needs at least one rank" in response.content.decode()
@@ -279,14 +279,14 @@ def test_buttons_show_exact_chances_and_raises_cost(demo_character, player, clie
     character = demo_character("l5r")  # Shinai: Reflexes 3, Kyujutsu 4 -> 7k3
     client = client_for(player)
     page = buttons(client, character, tn=20)
-    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(rules.chance(7, 3, 20))}</span>" in page
+    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(l5r.chance(7, 3, 20))}</span>" in page
     assert "7k3 vs TN 20" in page
     page = buttons(client, character, tn=20, raises=1)
-    assert format_percent(rules.chance(7, 3, 25)) in page and "7k3 vs TN 25" in page
+    assert format_percent(l5r.chance(7, 3, 25)) in page and "7k3 vs TN 25" in page
     page = buttons(client, character, tn=20, raises=1, free_raises=1, free_on_tn=1)
     assert "7k3 vs TN 20" in page
-    assert f"Reflexes 3 - <span class=\"roll-chance\">{format_percent(rules.chance(3, 3, 20))}</span>" in page
-    assert f"Air 3 - <span class=\"roll-chance\">{format_percent(rules.chance(3, 3, 20))}</span>" in page
+    assert f"Reflexes 3 - <span class=\"roll-chance\">{format_percent(l5r.chance(3, 3, 20))}</span>" in page
+    assert f"Air 3 - <span class=\"roll-chance\">{format_percent(l5r.chance(3, 3, 20))}</span>" in page
     assert "Katana damage" in page and "5k2" in page  # DR 3k2 + Strength 2
     assert "Yumi, standard arrow" in page and "5k2" in page
 
@@ -301,7 +301,7 @@ def test_more_raises_than_void_are_refused(demo_character, player, client_for):
 def test_void_point_adds_a_kept_die(demo_character, player, client_for):
     character = demo_character("l5r")
     page = buttons(client_for(player), character, tn=20, use_void="on")
-    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(rules.chance(8, 4, 20))}</span>" in page
+    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(l5r.chance(8, 4, 20))}</span>" in page
     L5RSheet.objects.filter(character=character).update(void_spent=2)
     page = buttons(client_for(player), character, use_void="on")
     assert "No Void points left: all 2 are spent." in page
@@ -312,7 +312,7 @@ def test_unskilled_rolls(demo_character, player, client_for):
     client = client_for(player)
     assert "Hunting 0" not in buttons(client, character)
     page = buttons(client, character, unskilled="on")
-    expected = format_percent(rules.chance(3, 3, 15, explode=False))
+    expected = format_percent(l5r.chance(3, 3, 15, explode=False))
     assert f"Hunting 0 - <span class=\"roll-chance\">{expected}</span>" in page
     assert "3k3 unskilled vs TN 15" in page
     assert "unskilled: no raises" in buttons(client, character, unskilled="on", raises=1)
@@ -327,20 +327,20 @@ def test_ten_dice_house_rule_changes_the_chance(make_campaign, player, client_fo
     character = Character.objects.get()
     plain = buttons(client, character, tn=30)
     assert "11k4 → 10k4 vs TN 30" in plain
-    assert format_percent(rules.chance(11, 4, 30)) in plain
+    assert format_percent(l5r.chance(11, 4, 30)) in plain
     campaign.options = {**campaign.options, "l5r_odd_die_bonus": True}
     campaign.save()
     house = buttons(client, character, tn=30)
     assert "11k4 → 10k4+2 vs TN 30" in house
-    assert format_percent(rules.chance(11, 4, 30, odd_die_bonus=True)) in house
-    assert rules.chance(11, 4, 30, odd_die_bonus=True) > rules.chance(11, 4, 30)
+    assert format_percent(l5r.chance(11, 4, 30, odd_die_bonus=True)) in house
+    assert l5r.chance(11, 4, 30, odd_die_bonus=True) > l5r.chance(11, 4, 30)
 
 
 def test_shugenja_get_spell_buttons(demo_character, other_player, client_for):
     demo_character("l5r")
     tishi = Character.objects.get(owner=other_player)  # Fire 3, school rank 1: 4k3 (the seed's example)
     page = buttons(client_for(other_player), tishi)
-    assert f"Fire spell - <span class=\"roll-chance\">{format_percent(rules.chance(4, 3, 15))}</span>" in page
+    assert f"Fire spell - <span class=\"roll-chance\">{format_percent(l5r.chance(4, 3, 15))}</span>" in page
 
 
 def test_wounds_show_their_rank_and_raise_every_tn(demo_character, player, gm, client_for):
@@ -351,7 +351,7 @@ def test_wounds_show_their_rank_and_raise_every_tn(demo_character, player, gm, c
     assert "Nicked" in response.content.decode() and "+3 TN" in response.content.decode()
     page = buttons(client, character, tn=20)
     # Kyujutsu 7k3 now needs 23, and a raise on top of that 28.
-    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(rules.chance(7, 3, 23))}</span>" in page
+    assert f"Kyujutsu 4 - <span class=\"roll-chance\">{format_percent(l5r.chance(7, 3, 23))}</span>" in page
     assert "7k3 vs TN 23 (+3 Nicked)" in page
     assert "7k3 vs TN 28" in buttons(client, character, tn=20, raises=1)
     character.refresh_from_db()
@@ -368,7 +368,7 @@ def test_wound_penalty_lands_on_the_roll(demo_character, player, client_for, fix
     entry = FeedEntry.objects.get()
     assert entry.request["effective_tn"] == 25 and entry.request["wound_penalty"] == 5
     assert entry.result["outcome"] == "success" and "TN includes +5 for wounds (Grazed)" in entry.summary
-    assert Fraction(entry.chance) == rules.chance(7, 3, 25)
+    assert Fraction(entry.chance) == l5r.chance(7, 3, 25)
     fixed_dice(2, 4, 5, 7, 7, 8, 10, 2)
     roll(client_for(player), character, key, tn=20, raises=1)  # 27 vs 30: the wounds cost the raise
     assert FeedEntry.objects.latest("seq").result["outcome"] == "failure"
@@ -395,7 +395,7 @@ def test_the_seeds_kyujutsu_example(demo_character, player, client_for, fixed_di
     assert [d["exploded"] for d in entry.result["dice"]] == [False] * 6 + [True]
     assert entry.result["chains"] == [[2], [4], [5], [7], [7], [8], [10, 2]]
     assert entry.result["total"] == 27 and entry.result["outcome"] == "success"
-    assert Fraction(entry.chance) == rules.chance(7, 3, 20)
+    assert Fraction(entry.chance) == l5r.chance(7, 3, 20)
     body = response.content.decode()
     assert "27 vs TN 20" in body and "10 + 2" in body
 

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from campaigns.models import Campaign, FeedEntry
-from rules import l5r as rules
+from rules import l5r
 from sheets.history import UndoRefused, change_undo
 from sheets.models import Character, SheetChange
 from sheets.systems.l5r.models import L5RSheet, L5RSkill
@@ -145,14 +145,14 @@ def test_rule_ten_dice_house_rule_reaches_existing_sheets(table, player, gm, cli
 def test_rule_costs_follow_the_common_fourth_edition_table():
     """Seed l.8 gives no costs. Reading: a trait costs 4 x the new rank, Void 6 x, a skill rank the new
     rank, an emphasis 2; a build is priced from 2 in every trait and Void."""
-    costs = (rules.trait_cost(3), rules.trait_cost(4), rules.void_cost(3), rules.skill_cost(1))
+    costs = (l5r.trait_cost(3), l5r.trait_cost(4), l5r.void_cost(3), l5r.skill_cost(1))
     assert costs == (12, 16, 18, 1)
-    base = dict.fromkeys(rules.TRAITS, 2)
-    assert rules.build_cost(base, void=2) == 0
+    base = dict.fromkeys(l5r.TRAITS, 2)
+    assert l5r.build_cost(base, void=2) == 0
     # Reflexes 4 (12 + 16), Void 3 (18), Kyujutsu 3 (1 + 2 + 3), one emphasis (2).
-    assert rules.build_cost({**base, "reflexes": 4}, void=3, skills={"Kyujutsu": 3}, emphases=1) == 54
+    assert l5r.build_cost({**base, "reflexes": 4}, void=3, skills={"Kyujutsu": 3}, emphases=1) == 54
     # Below the base gives nothing back.
-    assert rules.build_cost({**base, "stamina": 1}, void=1) == 0
+    assert l5r.build_cost({**base, "stamina": 1}, void=1) == 0
 
 
 def test_rule_gm_awards_and_player_raises_a_trait(table, player, gm, client_for):

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
-from rules import l5r as rules
+from rules import l5r
 from sheets.models import Character
 
 from .conftest import HTMX
@@ -55,12 +55,12 @@ def test_a_sheet_without_emphases_has_no_such_option(make_campaign, player, clie
 def test_the_emphasis_changes_that_skills_exact_chance_only(kuroda, player, client_for):
     kenjutsu = kuroda.l5r_skills.get(name="Kenjutsu")
     page = buttons(client_for(player), kuroda, tn=20, emphasis=f"{kenjutsu.pk}:Katana")
-    with_emphasis = format_percent(rules.chance(6, 3, 20, reroll_ones=True))
-    assert with_emphasis != format_percent(rules.chance(6, 3, 20))
+    with_emphasis = format_percent(l5r.chance(6, 3, 20, reroll_ones=True))
+    assert with_emphasis != format_percent(l5r.chance(6, 3, 20))
     assert f'Kenjutsu 3 - <span class="roll-chance">{with_emphasis}</span>' in page
     assert "Katana applies: 1s re-rolled once" in page
     # Athletics (Strength 3 + 1: 4k3) has no emphasis chosen: its chance is the plain one.
-    assert f'Athletics 1 - <span class="roll-chance">{format_percent(rules.chance(4, 3, 20))}</span>' in page
+    assert f'Athletics 1 - <span class="roll-chance">{format_percent(l5r.chance(4, 3, 20))}</span>' in page
 
 
 def test_an_emphasis_not_on_the_sheet_is_refused(kuroda, player, client_for):
@@ -88,7 +88,7 @@ def test_an_emphasis_re_rolls_each_one_once(kuroda, player, client_for, fixed_di
     assert entry.result["total"] == 29 and entry.result["outcome"] == "success"  # 13 + 9 + 7
     assert entry.request["emphasis"] == "Katana"
     assert "emphasis Katana: 1s re-rolled (die 1: 1 → 13, die 3: 1 → 1)" in entry.summary
-    assert Fraction(entry.chance) == rules.chance(6, 3, 25, reroll_ones=True)
+    assert Fraction(entry.chance) == l5r.chance(6, 3, 25, reroll_ones=True)
     assert "1s re-rolled (die 1: 1 → 13, die 3: 1 → 1)" in response.content.decode()
 
 
@@ -99,7 +99,7 @@ def test_without_the_emphasis_the_ones_stand(kuroda, player, client_for, fixed_d
     entry = FeedEntry.objects.get()
     assert entry.result["chains"] == [[1], [7], [1], [4], [9], [2]] and entry.result["rerolled"] == []
     assert entry.result["total"] == 20 and "emphasis" not in entry.summary
-    assert Fraction(entry.chance) == rules.chance(6, 3, 25)
+    assert Fraction(entry.chance) == l5r.chance(6, 3, 25)
 
 
 def test_another_skills_roll_ignores_the_chosen_emphasis(kuroda, player, client_for, fixed_dice):
