@@ -10,7 +10,7 @@ from django.utils.html import escape
 
 from campaigns.models import FeedEntry
 from campaigns.rendering import format_percent
-from rules import triad as rules
+from rules import triad
 from sheets.models import Character
 from sheets.systems.triad.models import TriadSheet, TriadTrait
 
@@ -48,7 +48,7 @@ def test_valid_build_saves_every_row(triad_campaign, player, client_for):
     assert (sheet.body, sheet.mind, sheet.spirit) == (8, 12, 10)
     assert (sheet.body_max, sheet.mind_max, sheet.spirit_max) == (8, 12, 10)
     assert sorted(t.name for t in character.triad_traits.all()) == ["Medical Expert", "Occult", "Willpower"]
-    assert character.triad_traits.get(name="Occult").adv is rules.find_trait("Occult").adv
+    assert character.triad_traits.get(name="Occult").adv is triad.find_trait("Occult").adv
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_seed_samples_build_with_one_click(triad_campaign, player, client_for, s
     triad_campaign.options = {"triad_out_of_tier": True}
     triad_campaign.save(update_fields=["options"])
     client_for(player).post(reverse("character_new", args=[triad_campaign.pk]), {"sample": sample})
-    expected = rules.SAMPLE_CHARACTERS[sample]
+    expected = triad.SAMPLE_CHARACTERS[sample]
     character = Character.objects.get(name=expected.name)
     assert (character.triad.body, character.triad.mind, character.triad.spirit) == (
         expected.body,
@@ -179,11 +179,11 @@ def test_buttons_show_exact_chances_for_the_options(demo_character, player, clie
     character = demo_character("triad")  # Van Helsing: Body 8
     url = reverse("sheet_buttons", args=[character.pk])
     body = client_for(player).get(url, {"difficulty": 12, "advantages": 1, "disadvantages": 0}, **HTMX)
-    odds = rules.chance(8, 12, edge=1)
+    odds = triad.chance(8, 12, edge=1)
     expected = format_percent(odds["critical"] + odds["success"])
     assert f"Body 8 - {expected}" in page_text(body)
     worse = client_for(player).get(url, {"difficulty": 12, "advantages": 0, "disadvantages": 1}, **HTMX)
-    odds = rules.chance(8, 12, edge=-1)
+    odds = triad.chance(8, 12, edge=-1)
     assert f"Body 8 - {format_percent(odds['critical'] + odds['success'])}" in page_text(worse)
 
 
@@ -209,7 +209,7 @@ def test_roll_uses_server_dice_and_saves_a_feed_entry(demo_character, player, cl
     assert entry.result["dice"] == [{"face": 3, "kept": True, "exploded": False, "trump": False, "sides": 20}]
     assert entry.result["total"] == 15 and entry.result["outcome"] == "success"
     assert entry.character_id == character.pk and entry.author == player
-    assert Fraction(entry.chance) == rules.chance(15, 12)["critical"] + rules.chance(15, 12)["success"]
+    assert Fraction(entry.chance) == triad.chance(15, 12)["critical"] + triad.chance(15, 12)["success"]
     assert "15" in response.content.decode()
 
 
@@ -294,15 +294,15 @@ def test_builder_shows_each_traits_description_and_the_running_count(triad_campa
     """Triad, LIST OF TRAITS (l.134-197) and Appendix A (l.199-207): every trait is described beside its
     checkbox, and the page counts points spent and traits chosen against the tier."""
     page = client_for(player).get(reverse("character_new", args=[triad_campaign.pk])).content.decode()
-    for trait in rules.TRAITS:
+    for trait in triad.TRAITS:
         assert escape(trait.summary) in page
     # Described for screen readers too: each checkbox points at its description.
     assert 'aria-describedby="id_traits_0_about"' in page
-    assert f'id="id_traits_0_about">{escape(rules.TRAITS[0].summary)}</div>' in page
+    assert f'id="id_traits_0_about">{escape(triad.TRAITS[0].summary)}</div>' in page
     # Unfilled: the first tier (Ordinary: 30 points, 3 traits) with the fields' starting 10s.
     assert '<span data-count="points">30 of 30 spent: exactly right</span>' in page
     assert '<span data-count="traits">0 of 3 chosen: 3 to go</span>' in page
-    assert "triad/builder.js" in page
+    assert f"/campaigns/{triad_campaign.pk}/characters/triad-preview/" in page  # the count is asked for as typed
 
 
 def test_builder_count_after_a_refused_submit(triad_campaign, player, client_for):
@@ -322,3 +322,23 @@ def test_builder_count_after_a_refused_submit(triad_campaign, player, client_for
         {**VALID, "tier": "street_level_superhero", "body": 15, "powers": "Flight"},
     )
     assert '<span data-count="powers">1 of 2 named: 1 to go</span>' in response.content.decode()
+
+
+def test_the_builder_count_follows_what_is_typed_from_the_server(
+    triad_campaign, make_campaign, player, outsider, client_for
+):
+    """Triad, Appendix A (l.199-207): points and traits counted against the tier as the player types;
+    the server counts (the page posts the form as it stands), so the page never re-decides a rule."""
+    url = reverse("triad_builder_preview", args=[triad_campaign.pk])
+    data = {**VALID, "tier": "heroic", "body": 14, "traits": ["Occult", "Charm"], "custom_traits": "Night Owl"}
+    body = client_for(player).post(url, data, **HTMX).content.decode()
+    assert '<span data-count="points">36 of 35 spent: 1 too many</span>' in body
+    assert '<span data-count="traits">3 of 5 chosen: 2 to go</span>' in body
+    assert "<form" not in body and not Character.objects.exists()  # the count alone; nothing saved
+    body = client_for(player).post(url, {**data, "tier": "street_level_superhero"}, **HTMX).content.decode()
+    assert '<span data-count="powers">0 of 2 named: 2 to go</span>' in body
+    # Only for the members of a Triad table, and only posted.
+    assert client_for(outsider).post(url, data, **HTMX).status_code == 404
+    assert client_for(player).get(url, **HTMX).status_code == 405
+    l5r = make_campaign("l5r", players=[player], name="Other")
+    assert client_for(player).post(reverse("triad_builder_preview", args=[l5r.pk]), data).status_code == 404

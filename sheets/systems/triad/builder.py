@@ -3,7 +3,6 @@ the running count the page shows) and the rows a built character starts with."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
@@ -18,7 +17,7 @@ from .models import TriadSheet, TriadTrait
 
 
 def _count(have: int, want: int | None, done: str, short: str) -> str:
-    """One line of the builder's running count; static/triad/builder.js words it the same way."""
+    """One line of the builder's running count (the page asks for it again as the player types)."""
     if want is None:
         return f"{have} {done} (no tier)"
     gap = want - have
@@ -83,10 +82,6 @@ class TriadBuilderForm(forms.Form):
             {"value": t.name, "label": label, "summary": t.summary, "checked": t.name in ticked}
             for t, (_, label) in zip(rules.TRAITS, TRAIT_CHOICES, strict=True)
         ]
-
-    def tiers_data(self) -> str:
-        """Every tier's totals for static/triad/builder.js: {key: [points, traits, powers]}."""
-        return json.dumps({k: [t.points, t.traits, t.powers] for k, t in rules.TIERS.items()})
 
     def tally(self) -> dict[str, Any]:
         """The running count as the page was sent: points spent and traits taken against the tier's."""

@@ -1,11 +1,15 @@
-"""Triad between fights: resting to recover points, and traits gained or lost (advancement, fixes)."""
+"""Triad's builder count as the player types, and Triad between fights: resting to recover points, and
+traits gained or lost (advancement, fixes)."""
 
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from campaigns.forms import IdField
+from campaigns.selectors import campaign_for_member
 from sheets import policy, selectors
 from sheets.policy import Kind
 from sheets.views import sheet_action
@@ -13,6 +17,17 @@ from sheets.views import sheet_action
 from . import actions
 from .base import ABILITY_LABELS
 from .sheet import system
+
+
+@require_POST
+def triad_builder_preview(request, campaign_id: int):
+    """The builder's running count of points, traits and powers against the tier for what is typed so
+    far: the same count the page is sent with (TriadBuilderForm.tally); nothing is validated or saved."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    if campaign.system != system.key:
+        raise Http404("This campaign does not play Triad.")
+    form = system.builder_form(campaign=campaign, data=request.POST)
+    return TemplateResponse(request, "triad/builder.html#counts", {"tally": form.tally()})
 
 
 class TraitRemoveForm(forms.Form):
