@@ -302,7 +302,8 @@ def test_builder_shows_each_traits_description_and_the_running_count(triad_campa
     # Unfilled: the first tier (Ordinary: 30 points, 3 traits) with the fields' starting 10s.
     assert '<span data-count="points">30 of 30 spent: exactly right</span>' in page
     assert '<span data-count="traits">0 of 3 chosen: 3 to go</span>' in page
-    assert f"/campaigns/{triad_campaign.pk}/characters/triad-preview/" in page  # the count is asked for as typed
+    # The count is asked for again as the player types.
+    assert f"/campaigns/{triad_campaign.pk}/characters/triad-preview/" in page
 
 
 def test_builder_count_after_a_refused_submit(triad_campaign, player, client_for):
@@ -330,7 +331,8 @@ def test_the_builder_count_follows_what_is_typed_from_the_server(
     """Triad, Appendix A (l.199-207): points and traits counted against the tier as the player types;
     the server counts (the page posts the form as it stands), so the page never re-decides a rule."""
     url = reverse("triad_builder_preview", args=[triad_campaign.pk])
-    data = {**VALID, "tier": "heroic", "body": 14, "traits": ["Occult", "Charm"], "custom_traits": "Night Owl"}
+    typed = {"tier": "heroic", "body": 14, "traits": ["Occult", "Charm"], "custom_traits": "Night Owl"}
+    data = {**VALID, **typed}
     body = client_for(player).post(url, data, **HTMX).content.decode()
     assert '<span data-count="points">36 of 35 spent: 1 too many</span>' in body
     assert '<span data-count="traits">3 of 5 chosen: 2 to go</span>' in body
