@@ -1,4 +1,5 @@
-"""What the layers above plug into this one: panels on pages, and who a dice-box roll is made as.
+"""What the layers above plug into this one: panels on pages, who a dice-box roll is made as, and the
+portrait a feed entry shows.
 
 A panel is HTML one layer renders for a page that another owns: the GM's party panel (sheets), the
 encounter and the roll requests (play) on the table page; the roll prompts (play) on a sheet. The owner
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.db.models import Value
 from django.utils.safestring import SafeString, mark_safe
 
 TABLE = "table"
@@ -43,10 +45,12 @@ def render_panels(place: str, request, **context) -> SafeString:
 
 @dataclass(frozen=True)
 class RollSubject:
-    """Someone a dice-box roll can be made as (a character at the table), by id and name."""
+    """Someone a dice-box roll can be made as (a character at the table), by id and name, with the
+    portrait its feed entries show (``table_portrait``: see :func:`register_feed_portrait`)."""
 
     pk: int
     name: str
+    table_portrait: str = ""
 
 
 _roll_subjects: Callable[..., list[RollSubject]] = lambda user, campaign: []  # noqa: E731
@@ -74,3 +78,20 @@ def register_table_characters(provider: Callable[..., list[tuple[str, int]]]) ->
 
 def table_characters(campaign) -> list[tuple[str, int]]:
     return _table_characters(campaign)
+
+
+_feed_portrait: Callable[[], object] = lambda: Value("")  # noqa: E731
+
+
+def register_feed_portrait(expression: Callable[[], object]) -> None:
+    """``expression()`` is a query expression over a feed entry's ``character_id``: the stored name of the
+    portrait of its character that every seat at the table may see, else blank. The feed's query
+    annotates each entry with it as ``character_portrait`` (selectors), and a new entry takes it from the
+    character it is made as (``table_portrait`` of a sheets Character or a RollSubject), so the entry's
+    template asks for an image only where there is one, without a query per entry."""
+    global _feed_portrait
+    _feed_portrait = expression
+
+
+def feed_portrait():
+    return _feed_portrait()

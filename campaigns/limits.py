@@ -48,6 +48,7 @@ VIEW_ACTIONS = {
     "encounter_odds": "odds",
     "defence_odds": "odds",
     "l5r_builder_preview": "odds",
+    "l5r_rekeep_choice": "odds",
     "character_import": "import",
 }
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})

@@ -40,8 +40,9 @@ The display handed to ``templates/campaigns/_feed_entry.html`` is::
     Group = {"label": "4d6kh3", "sign": "+" | "-" | "", "bonus": int, "dice": [Die, ...],
              "constant": bool, "tag": "fire" | "", "successes": int | None (a success count)}
     Die = {"faces": [int, ...], "text": "6+4", "kept": bool, "exploded": bool, "trump": bool,
+           "sides": 20 | 0 (unknown: a legacy entry, mixed or Fudge dice),
            "rerolled": [int, ...] (faces set aside), "rerolled_text": "1, 14", "successes": 1 | 0 | -1 | None,
-           "css": "die die-dropped ...", "title": "6+4, exploded", "hidden": " (exploded)" (what a
+           "css": "die die-d20 die-dropped ...", "title": "6+4, exploded", "hidden": " (exploded)" (what a
            screen reader hears after the faces)}
 
 A chat line's ``[[1d20+5]]`` rolls become parts of its text (:func:`chat_parts`), and the dice box's
@@ -100,7 +101,7 @@ def _int_or_none(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _die(raw) -> dict | None:
+def _die(raw, sides: int = 0) -> dict | None:
     if not isinstance(raw, dict):
         return None
     faces = raw.get("faces")
@@ -118,6 +119,8 @@ def _die(raw) -> dict | None:
         "kept": bool(raw.get("kept", True)),
         "exploded": exploded,
         "trump": bool(raw.get("trump", False)),
+        # A sheet roll stores each die's sides; the dice box's come from its term (_term_sides).
+        "sides": _int_or_none(raw.get("sides")) or sides,
         "rerolled": rerolled,
         "rerolled_text": ", ".join(str(face) for face in rerolled),
         # Counted only in a group that counts successes: 1 a success, -1 a failure, 0 neither.
@@ -138,11 +141,12 @@ def _rerolled(raw) -> list[int]:
     return faces[:MAX_DICE_SHOWN]
 
 
-def _dice(raw_dice, *, trump: bool = False) -> list[dict]:
-    """The dice a template draws; ``trump``: every die of a five-by-five roll that came up trump."""
+def _dice(raw_dice, *, trump: bool = False, sides: int = 0) -> list[dict]:
+    """The dice a template draws; ``trump``: every die of a five-by-five roll that came up trump;
+    ``sides``: the dice's sides where a die does not store its own."""
     if not isinstance(raw_dice, list):
         return []
-    dice = [die for die in (_die(raw) for raw in raw_dice[:MAX_DICE_SHOWN]) if die is not None]
+    dice = [die for die in (_die(raw, sides) for raw in raw_dice[:MAX_DICE_SHOWN]) if die is not None]
     for die in dice:
         if trump:
             die["trump"] = True
@@ -154,6 +158,8 @@ def _mark(die: dict) -> None:
     """A die's classes, title and words for a screen reader, worked out here once: as a dozen template
     tests per die they were most of an entry's render, on every roll's broadcast (bench/profile_roll.py)."""
     classes, said = ["die"], []
+    if die["sides"] > 0:
+        classes.append(f"die-d{die['sides']}")  # its shape in the feed (static/css/app.css, "Dice that land")
     if not die["kept"]:
         classes.append("die-dropped")
         said.append("dropped")
@@ -192,8 +198,22 @@ def _outcome_parts(value, label) -> dict:
     }
 
 
+#: The sides of the dice box's terms that name none in their notation: "3k2" throws d10s, a check d6s.
+TERM_SIDES = {"roll_keep": 10, "five_by_five": 6}
+DICE_SIDES = re.compile(r"\d+d(\d+)")
+
+
+def _term_sides(term: dict) -> int:
+    """The sides of a term's dice; 0 when unknown or mixed (a group, a product, Fudge dice)."""
+    kind = term.get("kind")
+    if kind in TERM_SIDES:
+        return TERM_SIDES[kind]
+    sides = DICE_SIDES.match(str(term.get("notation", ""))) if kind == "dice" else None
+    return int(sides.group(1)) if sides else 0
+
+
 def _term_group(term: dict, n: int, *, trump: bool) -> dict:
-    dice = _dice(term.get("dice"), trump=trump)
+    dice = _dice(term.get("dice"), trump=trump, sides=_term_sides(term))
     counted = any(die["successes"] is not None for die in dice)
     label = term.get("label")
     return {

@@ -16,6 +16,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_obj
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from . import hooks
 from .models import WHISPER, Campaign, FeedEntry, Membership, Visibility, WhisperRecipient
 
 
@@ -202,7 +203,8 @@ def _with_variants(entries, user, campaign: Campaign) -> list[FeedEntry]:
 
 
 def _feed_queryset(campaign: Campaign) -> QuerySet[FeedEntry]:
-    return FeedEntry.objects.filter(campaign=campaign).select_related("author")
+    feed = FeedEntry.objects.filter(campaign=campaign).select_related("author")
+    return feed.annotate(character_portrait=hooks.feed_portrait())
 
 
 def feed_for_viewer(

@@ -173,6 +173,9 @@ def _feed_entry_save(
             visibility=visibility,
             idempotency_key=idempotency_key or None,
         )
+        # What the feed's query annotates (selectors._feed_queryset), from the character in hand, so the
+        # broadcast renders the entry without asking.
+        entry.character_portrait = getattr(character, "table_portrait", "")
         if visibility == WHISPER:
             entry.whisper_to = by_username(recipients)
         # Relations come from server code; the unique constraints are the database's to enforce (a race

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
 
 from campaigns import hooks
 
@@ -9,7 +10,10 @@ class PlayConfig(AppConfig):
     verbose_name = "Play at the table"
 
     def ready(self) -> None:
-        from . import encounter_views, request_views, saved_roll_views  # they need the models, ready only now
+        from . import encounter_views, portraits, request_views, saved_roll_views  # they need the models
+
+        combatant = self.get_model("Combatant")
+        post_delete.connect(portraits.combatant_deleted, sender=combatant, dispatch_uid="npc-portrait-file")
 
         register, table, sheet = hooks.register_panel, hooks.TABLE, hooks.SHEET
         register(place=table, name="turn", render=encounter_views.table_turn_panel, order=5)

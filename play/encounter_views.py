@@ -66,6 +66,8 @@ def _encounter_context(request, campaign, encounter):
         "can_reorder": is_gm and combat.order_settable(encounter, combatants),
         "move_directions": (("up", "↑"), ("down", "↓")),
         "rows": [_row(request.user, combat, encounter, c, actor) for c in combatants],
+        # Whose portrait the GM's page offers to upload (play/portraits.py): a character has its sheet's.
+        "quick_npcs": [c for c in combatants if c.character_id is None] if is_gm else [],
         # A waiting defence (the GM's page offers to resolve it without waiting): actions wait for it.
         "defence": _defence_item(request.user, combat, encounter, combatants) if is_gm else None,
         # The actions only the GM's page draws: a player's come in their turn panel.

@@ -61,6 +61,9 @@ class Combatant(models.Model):
     # Per-round bits the rules track: dodges used, actions taken, stunned, dice declared.
     state = models.JSONField(default=dict, blank=True)
     out = models.BooleanField(default=False)
+    # A quick NPC's portrait: the stored file's name under MEDIA_ROOT/portraits (sheets/portraits.py, random,
+    # never the uploader's), "" when none; a combatant with a character shows the character's own.
+    portrait = models.CharField(max_length=64, blank=True, default="")
 
     # A few numbers and flags per combatant; a system storing more than this is storing the wrong thing.
     MAX_JSON_CHARS = 20_000

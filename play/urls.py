@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import encounter_views, request_views, saved_roll_views
+from . import encounter_views, portraits, request_views, saved_roll_views
 
 urlpatterns = [
     path("campaigns/<id:campaign_id>/encounters/", encounter_views.encounter_list, name="encounters"),
@@ -10,6 +10,11 @@ urlpatterns = [
          name="encounter"),
     path("campaigns/<id:campaign_id>/encounters/<id:encounter_id>/<slug:verb>/",
          encounter_views.encounter_action, name="encounter_action"),
+    # A quick NPC's portrait: seen by the table, changed by the GM (play/portraits.py).
+    path("campaigns/<id:campaign_id>/encounters/<id:encounter_id>/npcs/<id:combatant_id>/portrait/",
+         portraits.npc_portrait, name="npc_portrait"),
+    path("campaigns/<id:campaign_id>/encounters/<id:encounter_id>/npcs/<id:combatant_id>/portrait/remove/",
+         portraits.npc_portrait_remove, name="npc_portrait_remove"),
     # A player's turn: the panel on the table page and on their sheet, acting from it, and the odds.
     path("campaigns/<id:campaign_id>/turn/", encounter_views.turn_panel, name="turn_panel"),
     path("campaigns/<id:campaign_id>/turn/<id:encounter_id>/act/", encounter_views.turn_act,

@@ -70,15 +70,20 @@ class Die:
     exploded: bool = False  # the face was part of a chain that exploded (a die rolled again on its best face)
     trump: bool = False
     sides: int = 0
+    #: Where each die is read on its own against a target (FREE/FALL): 1 it made it, 0 it did not.
+    successes: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        stored = {
             "face": self.face,
             "kept": self.kept,
             "exploded": self.exploded,
             "trump": self.trump,
             "sides": self.sides,
         }
+        if self.successes is not None:
+            stored["successes"] = self.successes
+        return stored
 
 
 @dataclass(frozen=True)
@@ -260,6 +265,10 @@ class SheetSystem:
     #: Drawn under the sheet's result of the last roll (with ``entry``, ``variant`` and the sheet's
     #: context): what the player may still do with that roll (L5R: keep other dice, try again).
     after_roll_template: ClassVar[str] = ""
+    #: Drawn above the roll buttons with ``roll_summary`` (:meth:`roll_summary` for the options the
+    #: buttons were priced with) and refreshed with them as the player types: what the rolls will count
+    #: before one is made (Triad: each advantage and disadvantage source; L5R: the dice kept).
+    roll_summary_template: ClassVar[str] = ""
     #: The demo table's campaign: (name, description).
     demo_campaign: ClassVar[tuple[str, str]] = ("Demo table", "")
     #: The demo campaign's optional rules (Campaign.options), so its sample characters fit its limits.
@@ -309,6 +318,10 @@ class SheetSystem:
     def buttons(self, character, options: dict[str, Any]) -> list[RollButton]:
         """Every rollable thing on the sheet with its exact chance under ``options``."""
         raise NotImplementedError
+
+    def roll_summary(self, character, options: dict[str, Any]) -> Any:
+        """What :attr:`roll_summary_template` draws under ``options``, as the roll counts; None: nothing."""
+        return None
 
     def roll(self, character, key: str, options: dict[str, Any], roller: Roller) -> RollResult:
         """Roll ``key`` with the engine and save what the roll changes on the sheet; KeyError if unknown."""

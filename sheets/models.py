@@ -41,6 +41,12 @@ class Character(models.Model):
     def system(self) -> str:
         return self.campaign.system
 
+    @property
+    def table_portrait(self) -> str:
+        """The portrait's stored name if every seat at the table may see it: "" for none, and for an NPC's,
+        which is the GM's alone (selectors.character_for_viewer). Its query side: portraits.feed_portrait."""
+        return "" if self.is_npc else self.portrait
+
     def can_edit(self, user) -> bool:
         return user.is_authenticated and (user.pk == self.owner_id or self.campaign.is_gm(user))
 

@@ -9,6 +9,10 @@ file name is never used. The files are served by :func:`portrait` to those who m
 (``selectors.character_for_viewer``), never as public static files.
 
 Changing it is the write policy's ``OWN`` kind, like the name: the player and the GM.
+
+A quick NPC in an encounter (``play.models.Combatant`` without a character) has a portrait too; play's views
+(``play/portraits.py``) take, keep, swap and serve it with the helpers here (:func:`upload_to`,
+:func:`remove_from`, :func:`image_response`, :func:`discard`), so every portrait is checked the same way.
 """
 
 from __future__ import annotations
@@ -16,12 +20,14 @@ from __future__ import annotations
 import io
 import secrets
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.http import FileResponse, Http404
 from django.shortcuts import redirect
 from django.views.decorators.http import require_http_methods, require_POST
@@ -86,7 +92,8 @@ def clean_image(upload) -> bytes:
     return out.getvalue()
 
 
-def _store(data: bytes) -> str:
+def store(data: bytes) -> str:
+    """Keep ``data`` (from :func:`clean_image`) under a new random name, which it returns."""
     name = f"{secrets.token_hex(16)}.webp"
     folder().mkdir(parents=True, exist_ok=True)
     temporary = folder() / f".{name}.part"
@@ -95,21 +102,77 @@ def _store(data: bytes) -> str:
     return name
 
 
-def _discard(name: str) -> None:
+def discard(name: str) -> None:
     if name:
         (folder() / name).unlink(missing_ok=True)
 
 
-def _set(character: Character, name: str) -> None:
-    """Point the character at ``name`` (or none); the old file goes once that is committed."""
-    old = character.portrait
-    with transaction.atomic():
-        Character.objects.filter(pk=character.pk).update(portrait=name)
-        # Open pages of the sheet fetch it again; no value travels (history.recorded does the same).
-        realtime.sheet_changed(
-            campaign_id=character.campaign_id, character_id=character.pk, gm_only=character.is_npc
-        )
-        transaction.on_commit(lambda: _discard(old))
+def swap(row, name: str, *, also: Callable[[], None]) -> None:
+    """Point ``row`` (a model with a ``portrait`` column) at the stored ``name`` ("" for none) in one
+    transaction with ``also`` (who hears of it). The file it pointed at goes once that is committed, and
+    ``name`` if it is not; the old name is read under the row's lock, so two uploads at once leave no file."""
+    rows = type(row).objects.filter(pk=row.pk)
+    try:
+        with transaction.atomic():
+            old = rows.select_for_update().values_list("portrait", flat=True).first()
+            if old is None:
+                raise Http404("It is gone.")
+            rows.update(portrait=name)
+            also()
+            transaction.on_commit(lambda: discard(old))
+    except BaseException:
+        discard(name)
+        raise
+    row.portrait = name
+
+
+def image_response(name: str) -> FileResponse:
+    """The stored portrait ``name``, for a view that has checked who may see it; 404 when there is none."""
+    path = folder() / name if name else None
+    if path is None or not path.is_file():
+        raise Http404("No portrait.")
+    response = FileResponse(path.open("rb"), content_type="image/webp")
+    response["Content-Disposition"] = "inline"
+    return response
+
+
+def upload_to(request, row, *, also: Callable[[], None], back):
+    """The form's upload checked, re-encoded and made ``row``'s portrait (:func:`swap`), then back to
+    ``back`` (a model or a URL) with a message saying what happened. A refused file changes nothing."""
+    upload = request.FILES.get("portrait")
+    if upload is None:
+        messages.error(request, "Choose an image file to upload as the portrait.")
+        return redirect(back)
+    try:
+        data = clean_image(upload)
+    except PortraitError as refused:
+        messages.error(request, f"Portrait not changed: {refused}")
+        return redirect(back)
+    swap(row, store(data), also=also)
+    messages.success(request, "Portrait saved.")
+    return redirect(back)
+
+
+def remove_from(request, row, *, also: Callable[[], None], back):
+    """``row`` left with no portrait (its file goes once that is committed), then back to ``back``."""
+    if row.portrait:
+        swap(row, "", also=also)
+        messages.success(request, "Portrait removed.")
+    return redirect(back)
+
+
+def feed_portrait() -> Subquery:
+    """The query side of ``Character.table_portrait``, for a feed entry's plain ``character_id``: a subquery
+    in the feed's own query (``campaigns.hooks.register_feed_portrait``), so no query per entry."""
+    shared = Character.objects.filter(pk=OuterRef("character_id"), is_npc=False)
+    return Subquery(shared.values("portrait")[:1])
+
+
+def _sheet_changed(character: Character) -> Callable[[], None]:
+    # Open pages of the sheet fetch it again; no value travels (history.recorded does the same).
+    return lambda: realtime.sheet_changed(
+        campaign_id=character.campaign_id, character_id=character.pk, gm_only=character.is_npc
+    )
 
 
 def _editable(request, character_id: int) -> Character:
@@ -125,41 +188,12 @@ def portrait(request, character_id: int):
     """GET: the image, to whoever sits at the table (404 to anyone else, and when there is none).
     POST: a new one from the sheet's form."""
     if request.method == "POST":
-        return _upload(request, character_id)
-    character = selectors.character_for_viewer(request.user, character_id)
-    path = folder() / character.portrait if character.portrait else None
-    if path is None or not path.is_file():
-        raise Http404("No portrait.")
-    response = FileResponse(path.open("rb"), content_type="image/webp")
-    response["Content-Disposition"] = "inline"
-    return response
-
-
-def _upload(request, character_id: int):
-    character = _editable(request, character_id)
-    upload = request.FILES.get("portrait")
-    if upload is None:
-        messages.error(request, "Choose an image file to upload as the portrait.")
-        return redirect(character)
-    try:
-        data = clean_image(upload)
-    except PortraitError as refused:
-        messages.error(request, f"Portrait not changed: {refused}")
-        return redirect(character)
-    name = _store(data)
-    try:
-        _set(character, name)
-    except BaseException:
-        _discard(name)
-        raise
-    messages.success(request, "Portrait saved.")
-    return redirect(character)
+        character = _editable(request, character_id)
+        return upload_to(request, character, also=_sheet_changed(character), back=character)
+    return image_response(selectors.character_for_viewer(request.user, character_id).portrait)
 
 
 @require_POST
 def portrait_remove(request, character_id: int):
     character = _editable(request, character_id)
-    if character.portrait:
-        _set(character, "")
-        messages.success(request, "Portrait removed.")
-    return redirect(character)
+    return remove_from(request, character, also=_sheet_changed(character), back=character)

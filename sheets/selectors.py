@@ -59,4 +59,5 @@ def roll_subjects(user, campaign) -> list[RollSubject]:
     characters = campaign.characters.order_by("is_npc", "name", "pk")
     if not campaign.is_gm(user):
         characters = characters.filter(owner=user)
-    return [RollSubject(pk=pk, name=name) for pk, name in characters.values_list("pk", "name")]
+    characters = characters.only("pk", "name", "is_npc", "portrait")
+    return [RollSubject(pk=c.pk, name=c.name, table_portrait=c.table_portrait) for c in characters]

@@ -54,6 +54,7 @@ def _sheet_context(request, character, *, options_data=None, panels=True):
         "writable": policy.writable_kinds(request.user, character),
         "options_form": form,
         "buttons": system.buttons(character, options) if options is not None else [],
+        "roll_summary": system.roll_summary(character, options) if options is not None else None,
         "visibility_choices": Visibility.choices,
         "roll_key": uuid.uuid4().hex,
         "name_field": edit.base_field(character, "name"),

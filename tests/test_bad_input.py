@@ -87,6 +87,7 @@ def world(system, make_campaign, gm, player, other_player):
         "character_id": mine.pk,
         "characters": set(campaign.characters.values_list("pk", flat=True)),
         "encounter_id": fight.pk,
+        "combatant_id": fight.combatants.get(name="Bandit").pk,
         "user_id": other_player.pk,
         "change_id": mine.changes.order_by("pk").last().pk,
         "request_id": asked.pk,
@@ -330,12 +331,14 @@ NOT_IN_THE_WORLD = {
     "campaign_join",  # the invite's form is for someone not yet seated
     "freefall_repair",  # gear broken in play
     "l5r_after_roll",  # drawn under a roll's result
+    "l5r_rekeep_choice",
     "sheet_roll_apply",  # drawn under a roll's result
     "fivebyfive_heal",  # a wounded Five by Five sheet's healing check
     "request_result",  # once characters have answered
     "turn_defend",  # an NPC's attack waiting on the player's defence
     "defence_odds",
     "portrait_remove",  # a sheet with a portrait
+    "npc_portrait_remove",  # a quick NPC with a portrait
 }
 
 

@@ -111,6 +111,11 @@ class Check:
     complication: bool
 
     @property
+    def made(self) -> tuple[bool, ...]:
+        """Each die's own verdict, in the order thrown: whether it made it (what the feed marks)."""
+        return tuple(makes_it(face, self.tn, self.bonus) for face in self.faces)
+
+    @property
     def highest(self) -> int:
         """The highest single die face, which settles clashes."""
         return max(self.faces)
@@ -124,6 +129,11 @@ def _outcome(successes: int) -> Outcome:
     return FAILURE if successes == 0 else SUCCESS if successes == 1 else GREATER
 
 
+def makes_it(face: int, tn: int, bonus: int = 0) -> bool:
+    """Whether one die succeeds: a natural 20 always does, another when it meets the TN with the bonus."""
+    return face == DIE or face + bonus >= tn
+
+
 def check(dice: Iterable[int], tn: int, *, bonus: int = 0, conflict: bool = True) -> Check:
     """Read the faces rolled for one action against a target number."""
     faces = tuple(dice)
@@ -131,7 +141,7 @@ def check(dice: Iterable[int], tn: int, *, bonus: int = 0, conflict: bool = True
         raise FreeFallError(f"An action rolls between 1 and {BASE_POOL} dice, not {len(faces)}.")
     faces = check_faces(faces, sides=DIE)
     tn, bonus = _check_tn_bonus(tn, bonus)
-    successes = sum(1 for f in faces if f == DIE or f + bonus >= tn)
+    successes = sum(1 for f in faces if makes_it(f, tn, bonus))
     # A natural 1 only complicates matters in a conflict; a failure always does.
     complication = successes == 0 or (conflict and 1 in faces)
     return Check(

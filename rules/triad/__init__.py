@@ -81,10 +81,12 @@ from rules.triad.vocabulary import (
     SPIRIT,
     SUCCESS,
     BuildError,
+    EdgeReading,
     TriadError,
     count_edge,
     dice_for,
     net_edge,
+    read_edge,
 )
 
 __all__ = [
@@ -98,6 +100,7 @@ __all__ = [
     "BODY",
     "Build",
     "BuildError",
+    "EdgeReading",
     "COMMON_ADV_TRAITS",
     "CRAWL_FEET",
     "CRITICAL",
@@ -145,6 +148,7 @@ __all__ = [
     "initiative_order",
     "move_feet",
     "net_edge",
+    "read_edge",
     "npc_initiative",
     "opposed",
     "opposed_chance",

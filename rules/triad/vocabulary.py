@@ -3,6 +3,8 @@ benchmarks, the errors, the small validators, and edge (advantage and disadvanta
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from rules.dice import Outcome, RulesError
 
 # ---------------------------------------------------------------------------
@@ -110,6 +112,25 @@ def net_edge(advantages: int, disadvantages: int) -> int:
     adv = _int(advantages, "The number of advantages", low=0)
     dis = _int(disadvantages, "The number of disadvantages", low=0)
     return (adv > dis) - (adv < dis)
+
+
+class EdgeReading(NamedTuple):
+    """A task's sources counted and cancelled (Triad l.55): the net edge and the dice it rolls."""
+
+    advantages: int
+    disadvantages: int
+    cancelled: int  # sources of each kind that cancel one for one
+    edge: int  # +1, 0 or -1, as net_edge
+    dice: int  # d20s thrown, as dice_for
+    keeps: str  # "higher", "lower", or "" when one die is thrown
+
+
+def read_edge(advantages: int, disadvantages: int) -> EdgeReading:
+    """Cancel the sources one for one (net_edge) and say how many cancel, what the roll throws and keeps:
+    for a page that shows the cancelling before the roll, from the same count the roll uses."""
+    edge = net_edge(advantages, disadvantages)
+    keeps = {1: "higher", -1: "lower"}.get(edge, "")
+    return EdgeReading(advantages, disadvantages, min(advantages, disadvantages), edge, dice_for(edge), keeps)
 
 
 def count_edge(*, adv_traits: int = 0, advantages: int = 0, disadvantages: int = 0,

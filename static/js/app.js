@@ -209,8 +209,8 @@
     if (event.target.closest && event.target.closest("button[data-print]")) { window.print(); }
   });
 
-  // A feed entry's portrait lies over its initial's badge, and the feed does not know whether there is one:
-  // hide an image that does not load (none, or an NPC's the viewer may not see), so the badge shows.
+  // A feed entry's portrait lies over its initial's badge, drawn only where there is one; a portrait removed
+  // after the entry was drawn no longer loads: hide it, so the badge shows rather than a broken image.
   // Error events do not bubble, so listen while they go down; images that failed before this ran are
   // found once the page is parsed.
   function hideBroken(img) { img.hidden = true; }

@@ -1,10 +1,11 @@
-"""A portrait uploaded from the sheet and seen on it and in the feed; every system's sheet printed."""
+"""A portrait uploaded from the sheet and seen on it and in the feed; a quick NPC's uploaded by the GM and
+seen in the turn order; no portrait asked for that is not there; every system's sheet printed."""
 
 import io
 import re
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 from playwright.sync_api import expect
 
 from campaigns.services import feed_entry_create
@@ -12,7 +13,8 @@ from rules.dice import Outcome
 from sheets.demo import load_demo_characters
 from sheets.registry import game_systems
 
-from .session import logged_in_page, shoot, table_url
+from .session import crypt_fight, expect_live, logged_in_page, shoot, table_url
+from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
 
@@ -27,6 +29,19 @@ def media(settings, tmp_path):
 def png(colour=(30, 120, 200), size=(900, 600)):
     out = io.BytesIO()
     Image.new("RGB", size, colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def ghoul_png():
+    """A pale face with dark eyes on green: a picture, not a flat colour a badge could be mistaken for."""
+    image = Image.new("RGB", (600, 600), (60, 110, 50))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((120, 80, 480, 520), fill=(205, 215, 190))
+    for left in (190, 330):
+        draw.ellipse((left, 220, left + 80, 300), fill=(20, 20, 20))
+    draw.rectangle((230, 400, 370, 430), fill=(90, 20, 20))
+    out = io.BytesIO()
+    image.save(out, "PNG")
     return out.getvalue()
 
 
@@ -78,6 +93,84 @@ def test_a_portrait_uploaded_on_the_sheet_shows_there_and_in_the_feed(
     page.get_by_role("button", name="Remove the portrait").click()
     expect(page.get_by_text("Portrait removed.")).to_be_visible()
     expect(page.locator(".sheet-header .avatar-badge")).to_be_visible()
+
+
+def test_the_gm_gives_a_quick_npc_a_portrait_and_the_table_sees_it_in_the_order(
+    new_page, make_campaign, gm, player, other_player, outsider
+):
+    campaign = make_campaign("triad", players=[player, other_player], name="Castle Night")
+    encounter = crypt_fight(campaign, [player, other_player])
+    table = logged_in_page(new_page, player, table_url(campaign))
+    expect_live(table)
+    in_order = table.locator("#encounter-panel [data-combatant=Ghoul]")
+    expect(in_order.locator(".avatar-badge")).to_have_text("G")
+
+    page = logged_in_page(new_page, gm, encounter.get_absolute_url())
+    page.get_by_label("Portrait image for Ghoul").set_input_files(
+        files=[{"name": "ghoul.png", "mimeType": "image/png", "buffer": ghoul_png()}]
+    )
+    page.get_by_role("button", name="Upload a portrait for Ghoul").click()
+    expect(page.get_by_text("Portrait saved.")).to_be_visible()
+    portrait = page.locator(".encounter-order [data-combatant=Ghoul]").get_by_role("img", name="Ghoul")
+    expect(portrait).to_have_js_property("naturalWidth", 512)
+    shoot(page, "npc-portrait", top=True)
+    assert audit(page, encounter.get_absolute_url()) == []  # axe, ids, CSP: the controls as drawn now
+
+    # The player's open table hears of it and draws it in the order, in place of the initial.
+    seen = in_order.locator("img.avatar")
+    expect(seen).to_have_js_property("naturalWidth", 512)
+    expect(in_order.locator(".avatar-badge")).to_have_count(0)
+    address = seen.get_attribute("src")
+    outsiders = logged_in_page(new_page, outsider, "/dashboard/")
+    assert outsiders.request.get(address).status == 404
+    assert table.request.get(address).status == 200
+
+    # A file that is no image: the page says why and the portrait stays.
+    page.get_by_label("Portrait image for Ghoul").set_input_files(
+        files=[{"name": "ghoul.png", "mimeType": "image/png", "buffer": b"not a picture at all"}]
+    )
+    page.get_by_role("button", name="Upload a portrait for Ghoul").click()
+    refused = "Portrait not changed: That file is not an image this app can read"
+    expect(page.get_by_text(refused)).to_be_visible()
+    expect(portrait).to_have_attribute("src", address)
+
+    # Removed by the GM: the initial again, at the table too.
+    page.get_by_role("button", name="Remove Ghoul's portrait").click()
+    expect(page.get_by_text("Portrait removed.")).to_be_visible()
+    expect(page.locator(".encounter-order [data-combatant=Ghoul] .avatar-badge")).to_have_text("G")
+    expect(in_order.locator(".avatar-badge")).to_have_text("G")
+
+
+def test_the_feed_asks_only_for_the_portraits_there_are(new_page, make_campaign, player, other_player):
+    campaign = make_campaign("triad", players=[player, other_player], name="Castle Night")
+    load_demo_characters(campaign, players=[player, other_player])
+    mine = campaign.characters.get(owner=player)
+    theirs = campaign.characters.get(owner=other_player)
+    page = logged_in_page(new_page, player, mine.get_absolute_url())
+    page.locator("#portrait-file").set_input_files(
+        files=[{"name": "me.png", "mimeType": "image/png", "buffer": png()}]
+    )
+    page.get_by_role("button", name="Upload").click()
+    expect(page.get_by_text("Portrait saved.")).to_be_visible()
+    for character in (theirs, mine, theirs, theirs):
+        feed_entry_create(campaign=campaign, author=character.owner, character=character,
+                          label=f"{character.name} looks around", result=A_LINE)
+
+    asked = []
+    watcher = logged_in_page(new_page, other_player, "/dashboard/")
+    watcher.on("request", lambda request: asked.append(request.url) if "/portrait/" in request.url else None)
+    watcher.goto(table_url(campaign))
+    expect_live(watcher)
+    # And one more line made live from the dice box, as the character with no portrait.
+    watcher.locator("#id_character").select_option(label=theirs.name)
+    watcher.locator("#id_notation").fill("1d6")
+    watcher.locator("#dice-box").get_by_role("button", name="Roll").click()
+    expect(watcher.locator("#feed .feed-entry").first).to_contain_text("1d6")
+    expect(watcher.locator("#feed .feed-entry").first.locator(".avatar-badge")).to_have_text(theirs.name[0])
+    expect(watcher.locator(".feed-entry", has_text=f"{theirs.name} looks around")).to_have_count(3)
+    with_portrait = watcher.locator(".feed-entry", has_text=f"{mine.name} looks around").locator("img")
+    expect(with_portrait).to_have_js_property("naturalWidth", 512)
+    assert asked and all(f"/characters/{mine.pk}/portrait/?v=" in url for url in asked), asked
 
 
 def page_count(pdf: bytes) -> int:

@@ -114,19 +114,12 @@ def test_keep_other_dice_then_try_again(new_page, make_campaign, player, monkeyp
     expect(page.locator("#roll-result")).to_contain_text("24 vs TN 15")
     rekeep = page.locator("form.l5r-rekeep")
     expect(rekeep).to_contain_text("Keep other dice: choose 3 of 5")
-    for position in (0, 1, 2):
-        page.locator(f"#l5r-keep-{position}").uncheck()
-    for position in (3, 4):
-        page.locator(f"#l5r-keep-{position}").check()
-    page.get_by_role("button", name="Keep these dice").click()
-    expect(page.locator("#roll-result")).to_contain_text("Choose exactly 3 different dice to keep.")
-    faces[:] = [9, 8, 7, 2, 1]  # the refused choice saved nothing: roll again
-    page.locator(".roll-button", has_text="Sincerity 2").click()
-    expect(page.locator("#roll-result")).to_contain_text("24 vs TN 15")
-    for position in (0, 1):
-        page.locator(f"#l5r-keep-{position}").uncheck()
-    page.locator("#l5r-keep-3").check()
-    page.locator("#l5r-keep-4").check()
+    for position in range(5):  # each die a toggle: the kept three off, the other two on
+        page.locator(f"#l5r-keep-{position}").click()
+    # Two of three: "Keep these dice" waits for the third.
+    expect(page.locator("#l5r-rekeep-status")).to_have_text("2 of 3 chosen: choose 1 more")
+    expect(page.get_by_role("button", name="Keep these dice")).to_be_disabled()
+    page.locator("#l5r-keep-2").click()
     page.get_by_role("button", name="Keep these dice").click()
     expect(page.locator("#roll-result")).to_contain_text("10 vs TN 15 (5k3), keeping 7, 2, 1: failure")
     page.screenshot(path="/tmp/l5r-ff-l5r-after-roll.png", full_page=True)  # noqa: S108 - looked at by hand

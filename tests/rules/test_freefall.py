@@ -635,3 +635,10 @@ def test_mitigation_may_spend_any_current_attribute():
         )
     with pytest.raises(freefall.FreeFallError, match="not both"):
         freefall.mitigate(inc, 1, spend_from={"ghost": 1})
+
+
+def test_each_die_of_a_check_is_read_on_its_own():
+    # FREE/FALL l.29 and l.45: every assigned die against the TN, a natural 20 always a success.
+    result = freefall.check([20, 15, 16, 3], 16, bonus=0)
+    assert result.made == (True, False, True, False) and result.successes == 2
+    assert freefall.check([12], 16, bonus=4).made == (True,)

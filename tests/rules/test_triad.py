@@ -615,3 +615,17 @@ def test_a_disarmed_fighter_hits_with_its_fists():
     """Triad l.125 "disarming (knocking away a held weapon)"; l.112: punches and kicks are Light (3)."""
     assert triad.weapon_in_hand("heavy") == 9 and triad.weapon_in_hand("heavy", disarmed=True) == 3
     assert triad.weapon_in_hand("", disarmed=True) == 0  # no weapon, nothing changes
+
+
+@pytest.mark.parametrize(
+    ("advantages", "disadvantages", "cancelled", "edge", "dice", "keeps"),
+    [(0, 0, 0, 0, 1, ""), (2, 0, 0, 1, 2, "higher"), (3, 1, 1, 1, 2, "higher"), (1, 2, 1, -1, 2, "lower"),
+     (2, 2, 2, 0, 1, "")],
+)
+def test_sources_cancel_one_for_one_and_at_most_two_dice_are_thrown(
+    advantages, disadvantages, cancelled, edge, dice, keeps
+):
+    # Triad l.55: sources "cancel out on a 1-to-1 basis before making the die roll"; what remains is one
+    # case of advantage (two d20, the higher) or disadvantage (two d20, the lower), never more dice.
+    reading = triad.read_edge(advantages, disadvantages)
+    assert (reading.cancelled, reading.edge, reading.dice, reading.keeps) == (cancelled, edge, dice, keeps)

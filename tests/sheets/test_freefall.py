@@ -470,6 +470,18 @@ def test_attribute_roll_uses_the_given_dice_and_saves_the_feed_entry(
     assert entry.summary == "5d20 vs TN 11: 2 successes, greater success (natural 20, complication)"
     html = response.content.decode()
     assert "greater success" in html and '<span class="die' in html
+    # Each die is read against the TN on its own (FREE/FALL l.29-37, l.45 "NAT 20: Automatic Success"): the
+    # feed marks the two that made it.
+    assert [d["successes"] for d in entry.result["dice"]] == [1, 0, 1, 0, 0]
+    assert html.count("die-success") == 2 and "(success)" in html
+
+
+def test_a_programs_bonus_counts_in_each_dies_mark(character, client_for, player, monkeypatch):
+    program = character.ff_programs.get()
+    monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([11, 4]))
+    roll(client_for(player), character, f"program:{program.pk}", tn="hard", dice="2")
+    entry = FeedEntry.objects.get(character_id=character.pk)
+    assert [d["successes"] for d in entry.result["dice"]] == [1, 0]  # 11 + 5 meets TN 16, 4 + 5 does not
 
 
 def test_program_roll_with_a_one_compromises_and_saves_the_program(

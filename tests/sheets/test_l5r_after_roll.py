@@ -40,7 +40,7 @@ def test_rekeep_keeps_the_dice_the_player_chooses(shinai, player, gm, other_play
     first = FeedEntry.objects.get()
     assert first.result["total"] == 27 and first.result["explode"] is True
     assert "Keep other dice: choose 3 of 7" in first_page
-    assert 'value="6" id="l5r-keep-6" checked' in first_page
+    assert 'name="keep" value="6" id="l5r-keep-input-6">' in first_page  # kept now: sent unless tapped off
     assert "Try again" not in first_page  # a success, and an attack besides
 
     assert after(client_for(other_player), shinai, first, do="rekeep", keep=[0, 1, 2]).status_code == 403

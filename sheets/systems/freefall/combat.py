@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from rules import freefall as rules
 from sheets.combat import Action, CombatRules, RollResult, for_players, is_npc
-from sheets.contract import Die
 from sheets.services import character_change
 
 from .declaring import Declarations
@@ -71,6 +70,7 @@ from .fighters import (
     track_json,
 )
 from .harm import HarmProtocol
+from .rolls import check_dice
 from .sheet import OUTCOME_LABELS, _engine_program
 from .sheet import system as sheet_system
 
@@ -328,7 +328,7 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
         line = RollResult(
             label=f"{attacker.name}: {item['name']}" + (f" at {victim.name}" if victim else ""),
             summary=summary,
-            dice=tuple(Die(face, sides=rules.DIE) for face in result.faces),
+            dice=check_dice(result),
             outcome=result.outcome,
             outcome_label=OUTCOME_LABELS[result.outcome],
             chance=odds.at_least_success,
@@ -377,7 +377,7 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
             RollResult(
                 label=label + (f" with {row.name}" if row is not None else " by specialty"),
                 summary=summary,
-                dice=tuple(Die(face, sides=rules.DIE) for face in result.faces),
+                dice=check_dice(result),
                 outcome=result.outcome,
                 outcome_label=OUTCOME_LABELS[result.outcome],
                 chance=odds.at_least_success,

@@ -13,6 +13,13 @@ from sheets.contract import Bar, Die, RollButton, RollResult, format_percent, ru
 
 from .fields import ATTRIBUTE_LABELS, ATTRIBUTES, FreeFallFields, _engine_program
 
+
+def check_dice(result) -> tuple[Die, ...]:
+    """A check's dice for the feed, each marked with whether it made it (the pool is read die by die)."""
+    verdicts = zip(result.faces, result.made, strict=True)
+    return tuple(Die(face, sides=rules.DIE, successes=int(made)) for face, made in verdicts)
+
+
 OUTCOME_TONES = {rules.FAILURE: "secondary", rules.SUCCESS: "info", rules.GREATER: "success"}
 OUTCOME_LABELS = {rules.FAILURE: "failure", rules.SUCCESS: "success", rules.GREATER: "greater success"}
 
@@ -170,7 +177,7 @@ class FreeFallRolls(FreeFallFields):
                 "conflict": conflict,
                 "bonus": result.bonus,
             },
-            dice=tuple(Die(face, sides=rules.DIE) for face in result.faces),
+            dice=check_dice(result),
             outcome=result.outcome,
             outcome_label=OUTCOME_LABELS[result.outcome],
             summary=summary,

@@ -9,6 +9,8 @@ chained record that is never rewritten.
   usually the highest, lower ones if he wants the roll to fail (L5R, "The Roll & Keep System"). The sheet
   keeps the highest at once; the player may then choose the kept dice once for that roll, the same
   number of them, and the new entry reads the total and the outcome again with the roll's bonus and TN.
+  Before they are sent, ``choice`` reads the dice picked so far the same way, for the count and the
+  total the page shows as each die is tapped.
 - **A second attempt** (``rules.l5r.second_attempt_tn``). A failed Skill Roll may be tried again at +10
   TN, not an attack (L5R, "Failed Rolls"); one with Intelligence or Perception usually needs a change in
   the situation, so the player ticks that it changed (the GM's call). The attempt rolls the same skill
@@ -18,7 +20,7 @@ chained record that is never rewritten.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -207,12 +209,57 @@ def check_second_attempt(pool: rules.Pool, options: dict[str, Any]) -> int:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """Dice picked under a roll, before they are sent: how many of those allowed, and what they make."""
+
+    dice: tuple[tuple[int, int, bool], ...]  # (position, die total, picked)
+    allowed: int  # the dice the roll keeps: a new choice keeps as many
+    # The roll read again with the picked dice (rules.l5r.rekeep); None while they are not a choice it takes.
+    result: rules.RollResult | None
+    unchanged: bool  # the picked dice are the ones kept now
+
+    @property
+    def picked(self) -> int:
+        return sum(1 for _, _, picked in self.dice if picked)
+
+    @property
+    def missing(self) -> int:
+        """Dice still to pick (negative: picked too many)."""
+        return self.allowed - self.picked
+
+    @property
+    def extra(self) -> int:
+        """Dice picked past those allowed."""
+        return max(0, -self.missing)
+
+    @property
+    def ready(self) -> bool:
+        """Whether "Keep these dice" would be taken: a choice the engine reads, not the dice kept now."""
+        return self.result is not None and not self.unchanged
+
+
+def choice(entry: FeedEntry, picked: Iterable[int] | None = None) -> Choice:
+    """The stored roll with these dice picked (positions from 0; positions it has not are ignored), or with
+    the dice it keeps now; read by the engine's rekeep, so the page's total is the one a choice would make."""
+    first = _first_roll(entry)
+    positions = set(first.kept) if picked is None else {p for p in picked if 0 <= p < len(first.die_totals)}
+    try:
+        result = rules.rekeep(first, sorted(positions))
+    except RulesError:
+        result = None
+    return Choice(
+        tuple((i, total, i in positions) for i, total in enumerate(first.die_totals)),
+        len(first.kept),
+        result,
+        tuple(sorted(positions)) == first.kept,
+    )
+
+
+@dataclass(frozen=True)
 class Offer:
     """What the sheet offers under a roll's result: its dice to choose from, and a second attempt."""
 
-    dice: tuple[tuple[int, int, bool], ...]  # (position, die total, kept now)
-    kept: int
-    rekeep: bool
+    choice: Choice | None  # None: its dice were chosen already, or it keeps every die (or none)
     retry_tn: int | None
     retry_needs_new_situation: bool
     trait: str
@@ -228,9 +275,6 @@ def offer(character, entry: FeedEntry) -> Offer | None:
         or "key" not in entry.request
     ):
         return None
-    shown = entry.result["dice"]
-    kept = sum(1 for die in shown if die["kept"])
-    rekeep_open = "rekeep_of" not in entry.request and 0 < kept < len(shown)
     retry_tn, needs_new, trait = None, False, ""
     kind, _, ident = entry.request["key"].partition(":")
     if kind in SKILL_KINDS and entry.result.get("outcome") == Outcome.FAILURE.value:
@@ -243,13 +287,9 @@ def offer(character, entry: FeedEntry) -> Offer | None:
             retry_tn = entry.request["tn"] + rules.SECOND_ATTEMPT_PENALTY
             trait = info.trait
             needs_new = rules.second_attempt_needs_new_situation(info.trait)
-    if not rekeep_open and retry_tn is None:
+    shown = entry.result["dice"]
+    kept = sum(1 for die in shown if die["kept"])
+    picking = choice(entry) if "rekeep_of" not in entry.request and 0 < kept < len(shown) else None
+    if picking is None and retry_tn is None:
         return None
-    return Offer(
-        tuple((i, die["face"], die["kept"]) for i, die in enumerate(shown)),
-        kept,
-        rekeep_open,
-        retry_tn,
-        needs_new,
-        trait.capitalize(),
-    )
+    return Offer(picking, retry_tn, needs_new, trait.capitalize())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -137,11 +137,40 @@ class L5ROptionsForm(forms.Form):
         return data
 
 
+class Keeping(NamedTuple):
+    """What the rolls will throw and keep under the options, for the lines above the buttons."""
+
+    folded: tuple[str, ...]  # pools the Ten Dice Rule folds: "Kenjutsu 7: 12k4 → 10k5"
+    emphases: tuple[str, ...]  # "Katana on Kenjutsu 7"
+    void: bool  # a Void point's +1k1 is in every TN roll's pool
+    odd_die_bonus: bool  # the campaign's Ten Dice house rule
+
+
 class L5RRolls(SheetSystem):
-    """Rolls: the options form, the buttons with their odds, the roll, and answers to the GM's requests."""
+    """Rolls: the options form, what the rolls keep and the buttons with their odds, the roll, and answers
+    to the GM's requests."""
+
+    roll_summary_template = "l5r/_keeping.html"
 
     def options_form(self, *, character, data=None):
         return L5ROptionsForm(data, character=character)
+
+    def roll_summary(self, character, options) -> Keeping:
+        """The pools as the roll throws them (_with_void, then the Ten Dice Rule as rules.l5r.ten_dice
+        folds them) and the emphasis that re-rolls 1s, for the same rollables the buttons show."""
+        odd = odd_die_bonus(character.campaign)
+        folded, emphases = [], []
+        for item in self._rollables(character, options):
+            pool = self._with_void(item["pool"], options) if item["tn_roll"] else item["pool"]
+            try:
+                rolled = pool.effective(odd_die_bonus=odd)
+            except RulesError:
+                continue  # a pool past the engine's limits: its button says so
+            if rolled != (pool.rolled, pool.kept, pool.bonus):
+                folded.append(f"{item['label']}: {pool_text(pool, odd=odd)}")
+            if item["emphasis"]:
+                emphases.append(f"{item['emphasis']} on {item['label']}")
+        return Keeping(tuple(folded), tuple(emphases), bool(options.get("use_void")), odd)
 
     def _rollables(self, character, options) -> list[dict[str, Any]]:
         """Every rollable thing: key, label, group, the pool, and whether it is a TN roll."""

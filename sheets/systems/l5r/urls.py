@@ -9,6 +9,11 @@ urlpatterns = [
         name="l5r_builder_preview",
     ),
     path(
+        "characters/<id:character_id>/l5r/after-roll/<str:cursor>/choice/",
+        views.l5r_rekeep_choice,
+        name="l5r_rekeep_choice",
+    ),
+    path(
         "characters/<id:character_id>/l5r/after-roll/<str:cursor>/",
         views.l5r_after_roll,
         name="l5r_after_roll",

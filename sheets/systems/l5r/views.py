@@ -1,9 +1,10 @@
 """The L5R builder's live preview (rings and skill pools worked out on the server as the player types),
-and what the sheet offers after a roll: keeping other dice, a second attempt."""
+and what the sheet offers after a roll: keeping other dice (with what the dice picked would make, asked as
+they are tapped), a second attempt."""
 
 from django.http import Http404
 from django.template.response import TemplateResponse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.forms import whole_number
 from campaigns.selectors import campaign_for_member
@@ -24,6 +25,31 @@ def l5r_builder_preview(request, campaign_id: int):
     return TemplateResponse(request, "l5r/builder.html#preview", {"form": form})
 
 
+def _own_roll(request, character, cursor: str):
+    """The character's roll the cursor names, made by this user; 404 for anything else."""
+    entry = after_roll.roll_entry_or_none(character, cursor)
+    # The one who rolled chooses: so the answer, with the first roll's visibility, reaches nobody who
+    # could not see the first (the GM never opens a player's "only me" roll this way).
+    if entry is None or entry.author_id != request.user.pk:
+        raise Http404("No roll of yours by that name on this sheet.")
+    return entry
+
+
+@require_GET
+def l5r_rekeep_choice(request, character_id: int, cursor: str):
+    """What the dice picked under a roll would make, before they are sent: how many of those allowed, and
+    the new total and outcome read from the stored entry by the engine (after_roll.choice)."""
+    character = selectors.character_for_editor(request.user, character_id, system=system.key)
+    entry = _own_roll(request, character, cursor)
+    offered = after_roll.offer(character, entry)
+    if offered is None or offered.choice is None:
+        raise Http404("The dice of that roll cannot be chosen.")
+    picked = (whole_number(value, min_value=0) for value in request.GET.getlist("keep"))
+    choice = after_roll.choice(entry, [position for position in picked if position is not None])
+    context = {"character": character, "entry": entry, "choice": choice, "oob": True}  # oob: the submit too
+    return TemplateResponse(request, "l5r/_after_roll.html#rekeep-status", context)
+
+
 @require_POST
 def l5r_after_roll(request, character_id: int, cursor: str):
     """Turn the form under a roll's result into the sheet roll it asks for, answered as any sheet roll.
@@ -33,11 +59,7 @@ def l5r_after_roll(request, character_id: int, cursor: str):
     is seen by those who saw the first roll.
     """
     character = selectors.character_for_editor(request.user, character_id, system=system.key)
-    entry = after_roll.roll_entry_or_none(character, cursor)
-    # The one who rolled chooses: so the answer, with the first roll's visibility, reaches nobody who
-    # could not see the first (the GM never opens a player's "only me" roll this way).
-    if entry is None or entry.author_id != request.user.pk:
-        raise Http404("No roll of yours by that name on this sheet.")
+    entry = _own_roll(request, character, cursor)
     do = request.POST.get("do")
     if do == after_roll.REKEEP:
         positions = (whole_number(value, min_value=0) for value in request.POST.getlist("keep"))

@@ -15,6 +15,7 @@ from rules.dice import Roller, RulesError
 from sheets.contract import Bar, Die, RollButton, RollResult, SheetSystem, rules_error_to_validation
 
 from .base import ABILITY_LABELS
+from .edge import EdgeSource, cancelling_text, dice_text, feed_text
 from .models import TriadTrait
 
 OUTCOME_TONES = {
@@ -43,6 +44,17 @@ class TaskOdds(NamedTuple):
     adv_trait: bool
     outcomes: dict
     success: Fraction  # critical + success (+ mixed when an (Adv.) trait turns it)
+    sources: tuple[EdgeSource, ...]  # every advantage and disadvantage source, by name
+    reading: rules.EdgeReading  # the sources cancelled: the dice thrown and the one kept
+
+
+class EdgeSummary(NamedTuple):
+    """The sources on the sheet's rolls now, each with the rolls it is on, and what each roll comes to."""
+
+    # (source, the rolls it is on: "every roll", "Body rolls", "its own roll", or their names)
+    sources: tuple[tuple[EdgeSource, str], ...]
+    # (the rolls, or "Every roll"; how their sources cancel; the dice they throw), rolls alike together
+    rows: tuple[tuple[str, str, str], ...]
 
 
 #: How far short of the Difficulty a hazard roll must fall for its severe damage (Triad, l.110's example).
@@ -87,7 +99,10 @@ class TriadOptionsForm(forms.Form):
 
 
 class TriadRolls(SheetSystem):
-    """Rolls: the options form, the buttons with their odds, the roll, and the GM's common roll keys."""
+    """Rolls: the options form, the buttons with their odds and the edge summary above them, the roll, and
+    the GM's common roll keys."""
+
+    roll_summary_template = "triad/_edge.html"
 
     def options_form(self, *, character, data=None):
         return TriadOptionsForm(data)
@@ -104,23 +119,71 @@ class TriadRolls(SheetSystem):
         return tasks
 
     @staticmethod
-    def _odds(sheet, task: Task, options) -> TaskOdds:
-        """The task under the options: an (Adv.) trait (the button's own, or "An (Adv.) trait applies", one
-        trait either way) adds an advantage source and wins mixed results (Triad l.17, l.62); a hold or
-        ropes weigh on Body tasks (l.63, l.125)."""
+    def _edge_sources(sheet, task: Task, options) -> tuple[EdgeSource, ...]:
+        """Every advantage and disadvantage source on this task now, by name: what the player typed, an
+        (Adv.) trait (the button's own, or "An (Adv.) trait applies": one trait either way, Triad l.17, l.63),
+        extra effort (l.57), Berserker Rage's waiting advantage on a Body task (l.142), a stun (l.124), and
+        a hold or ropes on a Body task (l.63, l.125)."""
         body = task.ability == rules.BODY
+        candidates = (
+            EdgeSource("Advantage sources typed", advantages=options.get("advantages") or 0),
+            EdgeSource("An (Adv.) trait", advantages=1) if task.adv or options.get("adv_trait") else None,
+            EdgeSource("Extra effort", advantages=1, note="1 point of the score rolled, paid after the roll")
+            if options.get("extra_effort")
+            else None,
+            EdgeSource("Berserker Rage", advantages=1) if body and sheet.rage_advantage else None,
+            EdgeSource("Disadvantage sources typed", disadvantages=options.get("disadvantages") or 0),
+            EdgeSource("Stunned", disadvantages=1) if sheet.stunned else None,
+            EdgeSource("Grappled", disadvantages=1) if body and sheet.grappled else None,
+            EdgeSource("Restrained", disadvantages=1) if body and sheet.restrained else None,
+        )
+        return tuple(s for s in candidates if s is not None and (s.advantages or s.disadvantages))
+
+    @classmethod
+    def _odds(cls, sheet, task: Task, options) -> TaskOdds:
+        """The task under the options: its edge sources cancelled one for one (Triad l.55), an (Adv.) trait
+        winning mixed results (l.35, l.62), an exceptional tool's rating for the score (l.59)."""
+        sources = cls._edge_sources(sheet, task, options)
+        reading = rules.read_edge(sum(s.advantages for s in sources), sum(s.disadvantages for s in sources))
         adv_trait = task.adv or bool(options.get("adv_trait"))
-        rage = sheet.rage_advantage and body
-        advantages = (options.get("advantages") or 0) + bool(options.get("extra_effort")) + adv_trait + rage
-        held = sheet.body_hindrances if body else 0
-        disadvantages = (options.get("disadvantages") or 0) + sheet.stunned + held
-        edge = rules.net_edge(advantages, disadvantages)
         # An exceptional tool's rating stands in for the score outright, lower or higher.
         current = rules.effective_ability(getattr(sheet, task.ability), tool=options.get("tool"))
         difficulty = options.get("difficulty", 10)
-        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        odds = rules.chance(current, difficulty, edge=reading.edge, adv_trait=adv_trait)
         success = odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
-        return TaskOdds(current, difficulty, edge, adv_trait, odds, success)
+        return TaskOdds(current, difficulty, reading.edge, adv_trait, odds, success, sources, reading)
+
+    def roll_summary(self, character, options) -> EdgeSummary:
+        """Each advantage and disadvantage source once, with the rolls it is on, then each roll's count
+        of them, how they cancel and the dice it throws: all from the count the roll makes (_odds)."""
+        sheet = character.triad
+        tasks = self._tasks(character)
+        on: dict[EdgeSource, list[Task]] = {}
+        alike: dict[rules.EdgeReading, list[Task]] = {}
+        for task in tasks:
+            odds = self._odds(sheet, task, options)
+            for source in odds.sources:
+                on.setdefault(source, []).append(task)
+            alike.setdefault(odds.reading, []).append(task)
+        scopes = {
+            "every roll": tasks,
+            "Body rolls": [t for t in tasks if t.ability == rules.BODY],
+            "its own roll": [t for t in tasks if t.adv],
+        }
+
+        def rolls(some: list[Task]) -> str:
+            named = [name for name, them in scopes.items() if them == some]
+            return named[0] if named else ", ".join(t.label for t in some)
+
+        rows = tuple(
+            (
+                "Every roll" if some == tasks else ", ".join(t.label for t in some),
+                cancelling_text(reading),
+                dice_text(reading),
+            )
+            for reading, some in alike.items()
+        )
+        return EdgeSummary(tuple((source, rolls(some)) for source, some in on.items()), rows)
 
     def buttons(self, character, options):
         sheet = character.triad
@@ -137,7 +200,9 @@ class TriadRolls(SheetSystem):
                     key=task.key,
                     label=label,
                     chance=odds.success,
-                    detail=f"vs {odds.difficulty}" + (", Adv." if task.adv else ""),
+                    detail=f"vs {odds.difficulty}"
+                    + (", Adv." if task.adv else "")
+                    + f" · {dice_text(odds.reading, form='button')}",
                     picture=tuple(Bar(o, odds.outcomes[o], OUTCOME_TONES[o]) for o in rules.OUTCOMES),
                     group=task.group,
                 )
@@ -203,7 +268,8 @@ class TriadRolls(SheetSystem):
             dice=dice,
             outcome=result.outcome,
             total=result.total,
-            summary=f"{result.total}{floor_note} vs {difficulty}: {result.outcome}",
+            summary=f"{result.total}{floor_note} vs {difficulty}: {result.outcome}"
+            + (f" · {feed_text(odds.sources, odds.reading)}" if odds.sources else ""),
             chance=odds.success,
             changes=tuple(changes),
         )
