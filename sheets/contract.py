@@ -20,6 +20,7 @@ from campaigns.rendering import OUTCOME_WORDS, format_percent
 from campaigns.systems import Option
 from rules.dice import Outcome, Roller, RulesError
 
+from .edits import EditPath, find_edit_path
 from .policy import Kind
 
 EXPORT_FORMAT = "tabletop-character"
@@ -279,10 +280,18 @@ class SheetSystem:
     #: What each stored value of the system's rows is (sheets/policy.py): {model: {attname: Kind}}. The
     #: history's undo asks it for every value a change touched; a field left out is the GM's.
     value_kinds: ClassVar[dict[type, dict[str, Kind]]] = {}
+    #: The values edited in place on the sheet, each path with its field and its save (sheets/edits.py);
+    #: :meth:`field` finds them. The name and notes every sheet has are ``sheets/edit.py``'s.
+    edit_paths: ClassVar[tuple[EditPath, ...]] = ()
 
     def kind_of(self, model: type, attname: str) -> Kind:
         """The kind of one stored value, for the EditableField that types it."""
         return self.value_kinds.get(model, {}).get(attname, Kind.GM)
+
+    def field(self, character, path: str) -> EditableField:
+        """The editable field at ``path`` among :attr:`edit_paths`; KeyError if there is none."""
+        declared, args = find_edit_path(self.edit_paths, character, path)
+        return declared.field(self, character, path, **args)
 
     # ----- what each system provides -------------------------------------------------------------
 
@@ -300,15 +309,6 @@ class SheetSystem:
 
     def context(self, character) -> dict[str, Any]:
         """Everything the sheet template needs beyond the character (prefetched rows)."""
-        raise NotImplementedError
-
-    def field(self, character, path: str) -> EditableField:
-        """The editable field at ``path``; KeyError if there is none."""
-        raise NotImplementedError
-
-    def apply_edit(self, character, path: str, value: Any) -> None:
-        """Save ``value`` (already cleaned by the path's form field) at ``path``, with the rules that
-        tie it to the rest of the sheet; ValidationError with a message when they refuse it."""
         raise NotImplementedError
 
     def options_form(self, *, character, data=None) -> forms.Form:

@@ -20,7 +20,7 @@ from rules.dice import Roller
 
 from . import policy
 from .contract import FieldEditForm, RollResult, seen_text
-from .edit import BASE_PATHS, editable_field
+from .edit import BASE_PATHS, editable_field, save_edit
 from .history import (
     CHARACTER_FIELDS,
     MISSING,
@@ -101,12 +101,11 @@ def character_edit(
         # under the lock, and the character stays current for the answer.
         load_sheet_rows(character)
         with recorded(character, author=author, reason=f"Edited {field.label}", reread=False):
-            setattr(character, path, value)
-            character.save(update_fields=[path])
+            save_edit(character, path, value)
         return character
     with recorded(character, author=author, reason=f"Edited {field.label}"):
         # A system may save through instances of its own, so the snapshots read the database.
-        system_for(character.campaign).apply_edit(character, path, value)
+        save_edit(character, path, value)
     forget_sheet_rows(character)  # read again by whatever shows the sheet next
     return character
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import IdField
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import RulesError
 from sheets.contract import EditableField, SheetSystem
+from sheets.edits import EditPath, option_on
 from sheets.policy import Kind
 
 from .models import ASPECT_NAMES, FiveByFiveDescriptor, FiveByFiveSheet
@@ -19,33 +20,44 @@ DEFAULT_ORDER = (*SLOTS, HP_SLOT)
 OPTION_ADVANCED = "fbf_advanced"
 OPTION_ASPECTS = "fbf_aspects"
 
-EXCLUSIVE_CHOICES = [("", "None")] + [(a.value, a.value.capitalize()) for a in rules.ExclusiveAction]
+EXCLUSIVE_CHOICES = [("", "None")] + [(a.value, a.value.capitalize()) for a in fivebyfive.ExclusiveAction]
 RATING_CHOICES = tuple(
-    (str(int(r)), r.name.capitalize() + (f" ({int(r):+d} shift)" if r else "")) for r in rules.AspectRating
+    (str(int(r)), r.name.capitalize() + (f" ({int(r):+d} shift)" if r else ""))
+    for r in fivebyfive.AspectRating
 )
 
 
-def aspect_ratings(sheet) -> dict[rules.Aspect, rules.AspectRating]:
+def aspect_ratings(sheet) -> dict[fivebyfive.Aspect, fivebyfive.AspectRating]:
     """The sheet's four aspects as the engine reads them."""
-    return {a: rules.AspectRating(getattr(sheet, a.value)) for a in rules.Aspect}
+    return {a: fivebyfive.AspectRating(getattr(sheet, a.value)) for a in fivebyfive.Aspect}
 
 
-def aspect_rating(sheet, name: str) -> rules.AspectRating:
+def aspect_rating(sheet, name: str) -> fivebyfive.AspectRating:
     """The rating of the aspect ``name`` ("" for none named: Average, no shift)."""
-    return rules.AspectRating(getattr(sheet, name)) if name in ASPECT_NAMES else rules.AspectRating.AVERAGE
+    return (
+        fivebyfive.AspectRating(getattr(sheet, name))
+        if name in ASPECT_NAMES
+        else fivebyfive.AspectRating.AVERAGE
+    )
 
 
-WEAPON_SHORT = tuple((w.name, f"{w.name} (DB {w.db})") for w in rules.WEAPONS)
-ARMOR_SHORT = tuple((a.name, f"{a.name} (AV {a.av})") for a in rules.ARMOR)
-WEAPON_DB = {w.name: w.db for w in rules.WEAPONS}
-ARMOR_AV = {a.name: a.av for a in rules.ARMOR}
+WEAPON_SHORT = tuple((w.name, f"{w.name} (DB {w.db})") for w in fivebyfive.WEAPONS)
+ARMOR_SHORT = tuple((a.name, f"{a.name} (AV {a.av})") for a in fivebyfive.ARMOR)
+WEAPON_DB = {w.name: w.db for w in fivebyfive.WEAPONS}
+ARMOR_AV = {a.name: a.av for a in fivebyfive.ARMOR}
 YES_NO = (("on", "yes"), ("", "no"))
 TOKEN_CHOICES = (("on", "held"), ("", "none"))
+#: The yes/no gear on the sheet: attribute -> label.
+GEAR_FLAGS = {"shield": "Shield", "offhand_dagger": "Off-hand dagger"}
 
 
 def _value_label(value: int) -> str:
-    name = rules.RANK_NAMES.get(value)
+    name = fivebyfive.RANK_NAMES.get(value)
     return f"{value} ({name})" if name else str(value)
+
+
+def _descriptor_rows(character) -> list[FiveByFiveDescriptor]:
+    return list(character.descriptors.all())
 
 
 class FiveByFiveFields(SheetSystem):
@@ -64,9 +76,7 @@ class FiveByFiveFields(SheetSystem):
         ),
     }
 
-    @staticmethod
-    def _rows(character) -> list[FiveByFiveDescriptor]:
-        return list(character.descriptors.all())
+    _rows = staticmethod(_descriptor_rows)
 
     def _descriptor(self, character, ident: str) -> FiveByFiveDescriptor:
         try:
@@ -80,182 +90,248 @@ class FiveByFiveFields(SheetSystem):
 
     @staticmethod
     def _uses(character, option: str) -> bool:
-        return bool((character.campaign.options or {}).get(option))
-
-    def field(self, character, path):
-        sheet = character.fivebyfive
-        if path.startswith("aspect:") and self._uses(character, OPTION_ASPECTS):
-            name = path.partition(":")[2]
-            if name not in ASPECT_NAMES:
-                raise KeyError(path)
-            # Set at creation; afterwards the GM's (a sheet built before the table took up aspects, say).
-            return EditableField(
-                path,
-                name.capitalize(),
-                str(getattr(sheet, name)),
-                input_type="select",
-                choices=RATING_CHOICES,
-                coerce=int,
-                kind=self.kind_of(FiveByFiveSheet, name),
-            )
-        if path.startswith("descriptor:"):
-            _, ident, attr = (path.split(":") + ["", ""])[:3]
-            row = self._descriptor(character, ident)
-            if attr == "name":
-                return EditableField(
-                    path,
-                    "Descriptor name",
-                    row.name,
-                    input_type="text",
-                    max_length=rules.NAME_MAX_LENGTH,
-                    kind=self.kind_of(FiveByFiveDescriptor, "name"),
-                )
-            if attr == "value":
-                ranks = rules.RANKS if row.advanced else rules.BASIC_RANKS
-                return EditableField(
-                    path,
-                    f"{row.name} value",
-                    row.value,
-                    input_type="select",
-                    choices=tuple((str(r), _value_label(r)) for r in ranks if r != rules.UNTRAINED),
-                    coerce=int,
-                    kind=self.kind_of(FiveByFiveDescriptor, "value"),
-                )
-            if attr == "exclusive":
-                return EditableField(
-                    path,
-                    f"{row.name} exclusive action",
-                    row.exclusive_action,
-                    input_type="select",
-                    choices=tuple(EXCLUSIVE_CHOICES),
-                    kind=self.kind_of(FiveByFiveDescriptor, "exclusive_action"),
-                )
-            if attr == "advanced" and self._uses(character, OPTION_ADVANCED):
-                return EditableField(
-                    path,
-                    f"{row.name} advanced",
-                    "on" if row.advanced else "",
-                    input_type="select",
-                    choices=YES_NO,
-                    kind=self.kind_of(FiveByFiveDescriptor, "advanced"),
-                )
-            raise KeyError(path)
-        if path == "hp":
-            return EditableField(
-                path,
-                "HP",
-                sheet.hp,
-                min=rules.DEAD_AT,
-                max=rules.hp_points(sheet.hp_rank),
-                kind=self.kind_of(FiveByFiveSheet, "hp"),
-            )
-        if path == "hp_rank":
-            return EditableField(
-                path,
-                "Maximum HP",
-                sheet.hp_rank,
-                input_type="select",
-                choices=tuple((str(r), f"{r + rules.HP_BONUS} (rank {r})") for r in rules.BASIC_RANKS),
-                coerce=int,
-                kind=self.kind_of(FiveByFiveSheet, "hp_rank"),
-            )
-        if path == "xp":
-            return EditableField(
-                path, "XP", sheet.xp, min=0, max=9999, kind=self.kind_of(FiveByFiveSheet, "xp")
-            )
-        if path == "doubles_token":
-            return EditableField(
-                path,
-                "Doubles token",
-                "on" if sheet.doubles_token else "",
-                input_type="select",
-                choices=TOKEN_CHOICES,
-                kind=self.kind_of(FiveByFiveSheet, "doubles_token"),
-            )
-        if path == "weapon":
-            return EditableField(
-                path,
-                "Weapon",
-                sheet.weapon,
-                input_type="select",
-                choices=WEAPON_SHORT,
-                kind=self.kind_of(FiveByFiveSheet, "weapon"),
-            )
-        if path == "armor":
-            return EditableField(
-                path,
-                "Armor",
-                sheet.armor,
-                input_type="select",
-                choices=ARMOR_SHORT,
-                kind=self.kind_of(FiveByFiveSheet, "armor"),
-            )
-        if path in ("shield", "offhand_dagger"):
-            label = "Shield" if path == "shield" else "Off-hand dagger"
-            return EditableField(
-                path,
-                label,
-                "on" if getattr(sheet, path) else "",
-                input_type="select",
-                choices=YES_NO,
-                kind=self.kind_of(FiveByFiveSheet, path),
-            )
-        raise KeyError(path)
+        return option_on(character, option)
 
     def _check_descriptors(self, character, rows, hp_rank: int) -> None:
         """Refuse a sheet the rules do not allow (two poor descriptors, three 12s...)."""
-        descriptors = [rules.Descriptor(row.name, row.value, row.advanced, None) for row in rows] + [
-            rules.Descriptor(rules.HP_NAME, hp_rank)
+        descriptors = [fivebyfive.Descriptor(row.name, row.value, row.advanced, None) for row in rows] + [
+            fivebyfive.Descriptor(fivebyfive.HP_NAME, hp_rank)
         ]
         try:
-            rules.validate_descriptors(descriptors)
+            fivebyfive.validate_descriptors(descriptors)
         except RulesError as error:
             raise ValidationError(str(error)) from None
 
-    def apply_edit(self, character, path, value):
+    def _check_edited_row(self, character, row) -> None:
+        """The rules' check of the sheet's descriptors with ``row`` as just edited."""
+        rows = [row if other.pk == row.pk else other for other in self._rows(character)]
+        self._check_descriptors(character, rows, character.fivebyfive.hp_rank)
+
+    def _aspect_field(self, character, path, aspect):
+        # Set at creation; afterwards the GM's (a sheet built before the table took up aspects, say).
+        return EditableField(
+            path,
+            aspect.capitalize(),
+            str(getattr(character.fivebyfive, aspect)),
+            input_type="select",
+            choices=RATING_CHOICES,
+            coerce=int,
+            kind=self.kind_of(FiveByFiveSheet, aspect),
+        )
+
+    def _save_aspect(self, character, value, aspect):
         sheet = character.fivebyfive
-        if path.startswith("aspect:"):
-            name = path.partition(":")[2]
-            ratings = {**aspect_ratings(sheet), rules.Aspect(name): rules.AspectRating(value)}
-            try:
-                rules.validate_aspects(ratings)
-            except RulesError as error:
-                raise ValidationError(str(error)) from None
-            setattr(sheet, name, value)
-            sheet.save(update_fields=[name])
-            return
-        if path.startswith("descriptor:"):
-            attr = path.rsplit(":", 1)[1]
-            rows = self._rows(character)
-            row = next(r for r in rows if r.pk == self._descriptor(character, path.split(":")[1]).pk)
-            if attr == "name":
-                if value.casefold() in (rules.HP_NAME.casefold(), "hit points"):
-                    raise ValidationError("HP is already on every sheet; name something else.")
-                if any(r.pk != row.pk and r.name.casefold() == value.casefold() for r in rows):
-                    raise ValidationError(f"'{value}' is already on this sheet.")
-                row.name = value
-            elif attr == "value":
-                row.value = value
-                self._check_descriptors(character, rows, sheet.hp_rank)
-            elif attr == "advanced":
-                row.advanced = value == "on"
-                self._check_descriptors(character, rows, sheet.hp_rank)
-            else:
-                row.exclusive_action = value
-            row.save()
-            return
-        if path == "hp_rank":
-            self._check_descriptors(character, self._rows(character), value)
-            sheet.hp_rank = value
-            # A lower maximum drags current HP down with it; a higher one leaves the wounds alone.
-            sheet.hp = min(sheet.hp, rules.hp_points(value))
-        elif path in ("hp", "xp"):
-            setattr(sheet, path, value)
-        elif path == "weapon":
-            sheet.weapon, sheet.weapon_db = value, WEAPON_DB[value]
-        elif path == "armor":
-            sheet.armor, sheet.armor_av = value, ARMOR_AV[value]
-        else:
-            # The yes/no lists (token, shield, off-hand dagger): "on" is yes.
-            setattr(sheet, path, value == "on")
+        ratings = {**aspect_ratings(sheet), fivebyfive.Aspect(aspect): fivebyfive.AspectRating(value)}
+        try:
+            fivebyfive.validate_aspects(ratings)
+        except RulesError as error:
+            raise ValidationError(str(error)) from None
+        setattr(sheet, aspect, value)
+        sheet.save(update_fields=[aspect])
+
+    def _descriptor_name_field(self, character, path, row):
+        return EditableField(
+            path,
+            "Descriptor name",
+            row.name,
+            input_type="text",
+            max_length=fivebyfive.NAME_MAX_LENGTH,
+            kind=self.kind_of(FiveByFiveDescriptor, "name"),
+        )
+
+    def _save_descriptor_name(self, character, value, row):
+        if value.casefold() in (fivebyfive.HP_NAME.casefold(), "hit points"):
+            raise ValidationError("HP is already on every sheet; name something else.")
+        if any(r.pk != row.pk and r.name.casefold() == value.casefold() for r in self._rows(character)):
+            raise ValidationError(f"'{value}' is already on this sheet.")
+        row.name = value
+        row.save()
+
+    def _descriptor_value_field(self, character, path, row):
+        ranks = fivebyfive.RANKS if row.advanced else fivebyfive.BASIC_RANKS
+        return EditableField(
+            path,
+            f"{row.name} value",
+            row.value,
+            input_type="select",
+            choices=tuple((str(r), _value_label(r)) for r in ranks if r != fivebyfive.UNTRAINED),
+            coerce=int,
+            kind=self.kind_of(FiveByFiveDescriptor, "value"),
+        )
+
+    def _save_descriptor_value(self, character, value, row):
+        row.value = value
+        self._check_edited_row(character, row)
+        row.save()
+
+    def _exclusive_field(self, character, path, row):
+        return EditableField(
+            path,
+            f"{row.name} exclusive action",
+            row.exclusive_action,
+            input_type="select",
+            choices=tuple(EXCLUSIVE_CHOICES),
+            kind=self.kind_of(FiveByFiveDescriptor, "exclusive_action"),
+        )
+
+    def _save_exclusive(self, character, value, row):
+        row.exclusive_action = value
+        row.save()
+
+    def _advanced_field(self, character, path, row):
+        return EditableField(
+            path,
+            f"{row.name} advanced",
+            "on" if row.advanced else "",
+            input_type="select",
+            choices=YES_NO,
+            kind=self.kind_of(FiveByFiveDescriptor, "advanced"),
+        )
+
+    def _save_advanced(self, character, value, row):
+        row.advanced = value == "on"
+        self._check_edited_row(character, row)
+        row.save()
+
+    def _hp_field(self, character, path):
+        sheet = character.fivebyfive
+        return EditableField(
+            path,
+            "HP",
+            sheet.hp,
+            min=fivebyfive.DEAD_AT,
+            max=fivebyfive.hp_points(sheet.hp_rank),
+            kind=self.kind_of(FiveByFiveSheet, "hp"),
+        )
+
+    def _save_hp(self, character, value):
+        character.fivebyfive.hp = value
+        character.fivebyfive.save()
+
+    def _hp_rank_field(self, character, path):
+        return EditableField(
+            path,
+            "Maximum HP",
+            character.fivebyfive.hp_rank,
+            input_type="select",
+            choices=tuple((str(r), f"{r + fivebyfive.HP_BONUS} (rank {r})") for r in fivebyfive.BASIC_RANKS),
+            coerce=int,
+            kind=self.kind_of(FiveByFiveSheet, "hp_rank"),
+        )
+
+    def _save_hp_rank(self, character, value):
+        sheet = character.fivebyfive
+        self._check_descriptors(character, self._rows(character), value)
+        sheet.hp_rank = value
+        # A lower maximum drags current HP down with it; a higher one leaves the wounds alone.
+        sheet.hp = min(sheet.hp, fivebyfive.hp_points(value))
         sheet.save()
+
+    def _xp_field(self, character, path):
+        return EditableField(
+            path, "XP", character.fivebyfive.xp, min=0, max=9999, kind=self.kind_of(FiveByFiveSheet, "xp")
+        )
+
+    def _save_xp(self, character, value):
+        character.fivebyfive.xp = value
+        character.fivebyfive.save()
+
+    def _token_field(self, character, path):
+        return EditableField(
+            path,
+            "Doubles token",
+            "on" if character.fivebyfive.doubles_token else "",
+            input_type="select",
+            choices=TOKEN_CHOICES,
+            kind=self.kind_of(FiveByFiveSheet, "doubles_token"),
+        )
+
+    def _save_token(self, character, value):
+        character.fivebyfive.doubles_token = value == "on"
+        character.fivebyfive.save()
+
+    def _weapon_field(self, character, path):
+        return EditableField(
+            path,
+            "Weapon",
+            character.fivebyfive.weapon,
+            input_type="select",
+            choices=WEAPON_SHORT,
+            kind=self.kind_of(FiveByFiveSheet, "weapon"),
+        )
+
+    def _save_weapon(self, character, value):
+        sheet = character.fivebyfive
+        sheet.weapon, sheet.weapon_db = value, WEAPON_DB[value]
+        sheet.save()
+
+    def _armor_field(self, character, path):
+        return EditableField(
+            path,
+            "Armor",
+            character.fivebyfive.armor,
+            input_type="select",
+            choices=ARMOR_SHORT,
+            kind=self.kind_of(FiveByFiveSheet, "armor"),
+        )
+
+    def _save_armor(self, character, value):
+        sheet = character.fivebyfive
+        sheet.armor, sheet.armor_av = value, ARMOR_AV[value]
+        sheet.save()
+
+    def _gear_flag_field(self, character, path, attribute):
+        return EditableField(
+            path,
+            GEAR_FLAGS[attribute],
+            "on" if getattr(character.fivebyfive, attribute) else "",
+            input_type="select",
+            choices=YES_NO,
+            kind=self.kind_of(FiveByFiveSheet, attribute),
+        )
+
+    def _save_gear_flag(self, character, value, attribute):
+        setattr(character.fivebyfive, attribute, value == "on")
+        character.fivebyfive.save()
+
+    # Each path's field and save are the methods above, called with the system as their self.
+    edit_paths = (
+        EditPath(
+            "aspect:<aspect>",
+            values={"aspect": ASPECT_NAMES},
+            option=OPTION_ASPECTS,
+            field=_aspect_field,
+            save=_save_aspect,
+        ),
+        EditPath(
+            "descriptor:<id>:name",
+            rows=_descriptor_rows,
+            field=_descriptor_name_field,
+            save=_save_descriptor_name,
+        ),
+        EditPath(
+            "descriptor:<id>:value",
+            rows=_descriptor_rows,
+            field=_descriptor_value_field,
+            save=_save_descriptor_value,
+        ),
+        EditPath(
+            "descriptor:<id>:exclusive", rows=_descriptor_rows, field=_exclusive_field, save=_save_exclusive
+        ),
+        EditPath(
+            "descriptor:<id>:advanced",
+            rows=_descriptor_rows,
+            option=OPTION_ADVANCED,
+            field=_advanced_field,
+            save=_save_advanced,
+        ),
+        EditPath("hp", field=_hp_field, save=_save_hp),
+        EditPath("hp_rank", field=_hp_rank_field, save=_save_hp_rank),
+        EditPath("xp", field=_xp_field, save=_save_xp),
+        EditPath("doubles_token", field=_token_field, save=_save_token),
+        EditPath("weapon", field=_weapon_field, save=_save_weapon),
+        EditPath("armor", field=_armor_field, save=_save_armor),
+        EditPath(
+            "<attribute>", values={"attribute": GEAR_FLAGS}, field=_gear_flag_field, save=_save_gear_flag
+        ),
+    )

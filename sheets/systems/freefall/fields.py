@@ -8,41 +8,37 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
-from campaigns.forms import row_id
-from rules import freefall as rules
+from rules import freefall
 from rules.dice import RulesError
 from sheets.contract import EditableField, SheetSystem
+from sheets.edits import EditPath
 from sheets.policy import Kind
 
 from .models import HARM_KIND_CHOICES, HARM_STATE_CHOICES, FreeFallGear, FreeFallProgram, FreeFallSheet
 
-ATTRIBUTES = tuple(a.value for a in rules.Attribute)
-ATTRIBUTE_LABELS = {a.value: a.label for a in rules.Attribute}
+ATTRIBUTES = tuple(a.value for a in freefall.Attribute)
+ATTRIBUTE_LABELS = {a.value: a.label for a in freefall.Attribute}
 # The model says "ok" where the engine says "intact"; both mean the item works as new.
 CONDITION_TO_ENGINE = {
-    FreeFallGear.Condition.OK: rules.GearCondition.INTACT,
-    FreeFallGear.Condition.FAULTY: rules.GearCondition.FAULTY,
-    FreeFallGear.Condition.BROKEN: rules.GearCondition.BROKEN,
+    FreeFallGear.Condition.OK: freefall.GearCondition.INTACT,
+    FreeFallGear.Condition.FAULTY: freefall.GearCondition.FAULTY,
+    FreeFallGear.Condition.BROKEN: freefall.GearCondition.BROKEN,
 }
 COMPROMISED_CHOICES = (("no", "Active"), ("yes", "Compromised"))
-HARM_PATHS = {
-    f"harm{slot}_{part}": (slot, part)
-    for slot in range(1, rules.HARM_SLOTS + 1)
-    for part in ("state", "kind")
-}
+HARM_SLOT_NUMBERS = tuple(str(slot) for slot in range(1, freefall.HARM_SLOTS + 1))
 
 
 @dataclass(frozen=True)
 class SheetState:
     """The numbers the sheet derives from the saved rows."""
 
-    permanent: rules.Attributes
-    binding: rules.Attributes
-    current_max: rules.Attributes
-    spent: rules.Attributes
-    current: rules.Attributes
-    track: rules.HarmTrack
-    gear: tuple[rules.Gear, ...]
+    permanent: freefall.Attributes
+    binding: freefall.Attributes
+    current_max: freefall.Attributes
+    spent: freefall.Attributes
+    current: freefall.Attributes
+    track: freefall.HarmTrack
+    gear: tuple[freefall.Gear, ...]
     armor: int
 
     @property
@@ -59,10 +55,10 @@ def _gear_rows(character) -> list[FreeFallGear]:
     return sorted(character.ff_gear.all(), key=lambda row: row.pk)  # the loaded rows, no query
 
 
-def _engine_gear(rows) -> tuple[rules.Gear, ...]:
+def _engine_gear(rows) -> tuple[freefall.Gear, ...]:
     names = {row.pk: row.name for row in rows}
     return tuple(
-        rules.Gear(
+        freefall.Gear(
             name=row.name,
             binding=row.binding,
             binds=row.binds or None,
@@ -73,14 +69,30 @@ def _engine_gear(rows) -> tuple[rules.Gear, ...]:
             load_bearing=row.load_bearing,
             hardened=row.hardened,
             attached_to=names.get(row.attached_to_id),
-            condition=CONDITION_TO_ENGINE.get(row.condition, rules.GearCondition.INTACT),
+            condition=CONDITION_TO_ENGINE.get(row.condition, freefall.GearCondition.INTACT),
         )
         for row in rows
     )
 
 
-def _engine_program(row: FreeFallProgram) -> rules.Program:
-    return rules.Program(name=row.name, type=row.type, tier=row.tier, compromised=row.compromised)
+def _programs(character) -> list[FreeFallProgram]:
+    return list(character.ff_programs.all())
+
+
+def _store_harm(sheet, slot: str, state: str, kind: str) -> None:
+    """Save one harm slot's state and kind together, once the engine takes them as a slot."""
+    try:
+        freefall.HarmSlot(state, kind or None)
+    except RulesError as error:
+        raise ValidationError(str(error)) from None
+    state_path, kind_path = f"harm{slot}_state", f"harm{slot}_kind"
+    setattr(sheet, state_path, state)
+    setattr(sheet, kind_path, kind)
+    sheet.save(update_fields=[state_path, kind_path])
+
+
+def _engine_program(row: FreeFallProgram) -> freefall.Program:
+    return freefall.Program(name=row.name, type=row.type, tier=row.tier, compromised=row.compromised)
 
 
 class FreeFallFields(SheetSystem):
@@ -93,7 +105,9 @@ class FreeFallFields(SheetSystem):
             **dict.fromkeys(("character_class", "specialty"), Kind.BUILD),
             **dict.fromkeys((f"{a}_perm" for a in ATTRIBUTES), Kind.BUILD),
             **dict.fromkeys((f"{a}_spent" for a in ATTRIBUTES), Kind.PLAY),
-            **dict.fromkeys(HARM_PATHS, Kind.PLAY),
+            **dict.fromkeys(
+                (f"harm{slot}_{part}" for slot in HARM_SLOT_NUMBERS for part in ("state", "kind")), Kind.PLAY
+            ),
         },
         FreeFallGear: {
             **dict.fromkeys(("name", "binds", "binding", "av", "dv", "load_bearing"), Kind.KIT),
@@ -108,20 +122,20 @@ class FreeFallFields(SheetSystem):
         rows = _gear_rows(character) if gear_rows is None else gear_rows
         gear = _engine_gear(rows)
         programs = [_engine_program(p) for p in character.ff_programs.all()]
-        permanent = rules.Attributes(sheet.body_perm, sheet.mind_perm, sheet.ghost_perm)
-        binding = rules.binding(gear, programs)
+        permanent = freefall.Attributes(sheet.body_perm, sheet.mind_perm, sheet.ghost_perm)
+        binding = freefall.binding(gear, programs)
         current_max = permanent - binding
-        spent = rules.Attributes(sheet.body_spent, sheet.mind_spent, sheet.ghost_spent)
-        current = rules.Attributes(*(max(0, current_max[a] - spent[a]) for a in rules.Attribute))
-        track = rules.HarmTrack(
+        spent = freefall.Attributes(sheet.body_spent, sheet.mind_spent, sheet.ghost_spent)
+        current = freefall.Attributes(*(max(0, current_max[a] - spent[a]) for a in freefall.Attribute))
+        track = freefall.HarmTrack(
             tuple(
-                rules.HarmSlot(
+                freefall.HarmSlot(
                     getattr(sheet, f"harm{slot}_state"),
                     getattr(sheet, f"harm{slot}_kind") or None,
                 )
-                if getattr(sheet, f"harm{slot}_state") != rules.SlotState.EMPTY
-                else rules.EMPTY_SLOT
-                for slot in range(1, rules.HARM_SLOTS + 1)
+                if getattr(sheet, f"harm{slot}_state") != freefall.SlotState.EMPTY
+                else freefall.EMPTY_SLOT
+                for slot in range(1, freefall.HARM_SLOTS + 1)
             )
         )
         return SheetState(
@@ -132,99 +146,22 @@ class FreeFallFields(SheetSystem):
             current=current,
             track=track,
             gear=gear,
-            armor=rules.armor_value(gear),
+            armor=freefall.armor_value(gear),
         )
 
-    def field(self, character, path):
-        sheet = character.freefall
-        attribute, _, part = path.partition("_")
-        if attribute in ATTRIBUTES and part == "perm":
-            return EditableField(
-                path,
-                f"{ATTRIBUTE_LABELS[attribute]} permanent",
-                getattr(sheet, path),
-                min=rules.ATTRIBUTE_MIN,
-                max=rules.ATTRIBUTE_MAX,
-                kind=self.kind_of(FreeFallSheet, path),
-            )
-        if attribute in ATTRIBUTES and part == "spent":
-            # Points are spent through play (the sheet's Spend button, an encounter) and come back at rest.
-            return EditableField(
-                path,
-                f"{ATTRIBUTE_LABELS[attribute]} spent",
-                getattr(sheet, path),
-                min=0,
-                kind=self.kind_of(FreeFallSheet, path),
-            )
-        if path in HARM_PATHS:
-            slot, part = HARM_PATHS[path]
-            return EditableField(
-                path,
-                f"Harm slot {slot} {'state' if part == 'state' else 'kind'}",
-                getattr(sheet, path),
-                input_type="select",
-                choices=tuple(HARM_STATE_CHOICES if part == "state" else HARM_KIND_CHOICES),
-                # Harm comes from play (a hit, a pushed action) and goes at rest.
-                kind=self.kind_of(FreeFallSheet, path),
-            )
-        kind, _, rest = path.partition(":")
-        ident, _, part = rest.partition(":")
-        if kind == "gear" and part == "condition" and row_id(ident):
-            row = next((r for r in character.ff_gear.all() if r.pk == row_id(ident)), None)
-            if row is not None:
-                return EditableField(
-                    path,
-                    f"{row.name} condition",
-                    row.condition,
-                    input_type="select",
-                    choices=tuple(FreeFallGear.Condition.choices),
-                    # Gear breaks in play (harm option C) and comes back by Repair.
-                    kind=self.kind_of(FreeFallGear, "condition"),
-                )
-        if kind == "program" and part == "compromised" and row_id(ident):
-            row = next((r for r in character.ff_programs.all() if r.pk == row_id(ident)), None)
-            if row is not None:
-                return EditableField(
-                    path,
-                    f"{row.name} status",
-                    "yes" if row.compromised else "no",
-                    input_type="select",
-                    choices=COMPROMISED_CHOICES,
-                    kind=self.kind_of(FreeFallProgram, "compromised"),  # a 1 on a hacking die compromises it
-                )
-        raise KeyError(path)
+    def _permanent_field(self, character, path, attribute):
+        return EditableField(
+            path,
+            f"{ATTRIBUTE_LABELS[attribute]} permanent",
+            getattr(character.freefall, f"{attribute}_perm"),
+            min=freefall.ATTRIBUTE_MIN,
+            max=freefall.ATTRIBUTE_MAX,
+            kind=self.kind_of(FreeFallSheet, f"{attribute}_perm"),
+        )
 
-    def apply_edit(self, character, path, value):
+    def _save_permanent(self, character, value, attribute):
         sheet = character.freefall
-        attribute, _, part = path.partition("_")
-        if attribute in ATTRIBUTES and part == "perm":
-            self._edit_permanent(character, attribute, value)
-        elif attribute in ATTRIBUTES and part == "spent":
-            state = self.state(character)
-            top = max(0, state.current_max[attribute])
-            if value > top:
-                raise ValidationError(
-                    f"{ATTRIBUTE_LABELS[attribute]} has {top} to spend (permanent "
-                    f"{state.permanent[attribute]} less binding {state.binding[attribute]}); "
-                    f"you cannot spend {value}."
-                )
-            setattr(sheet, path, value)
-            sheet.save(update_fields=[path])
-        elif path in HARM_PATHS:
-            self._edit_harm(sheet, path, value)
-        elif path.startswith("gear:"):
-            row = character.ff_gear.get(pk=int(path.split(":")[1]))
-            row.condition = value
-            row.save(update_fields=["condition"])
-        else:
-            row = character.ff_programs.get(pk=int(path.split(":")[1]))
-            row.compromised = value == "yes"
-            row.save(update_fields=["compromised"])
-
-    def _edit_permanent(self, character, attribute: str, value: int) -> None:
-        sheet = character.freefall
-        state = self.state(character)
-        bound = state.binding[attribute]
+        bound = self.state(character).binding[attribute]
         if value < bound:
             raise ValidationError(
                 f"Your gear and programs bind {bound} {ATTRIBUTE_LABELS[attribute]}, so the permanent value "
@@ -236,27 +173,125 @@ class FreeFallFields(SheetSystem):
         setattr(sheet, spent_path, min(getattr(sheet, spent_path), value - bound))
         sheet.save(update_fields=[f"{attribute}_perm", spent_path])
 
-    @staticmethod
-    def _edit_harm(sheet, path: str, value: str) -> None:
-        slot, part = HARM_PATHS[path]
-        state_path, kind_path = f"harm{slot}_state", f"harm{slot}_kind"
-        state, kind = getattr(sheet, state_path), getattr(sheet, kind_path)
-        if part == "state":
-            state = value
-            # A slot holds a kind exactly when filled: clearing drops it, filling an empty one picks one.
-            kind = "" if value == rules.SlotState.EMPTY else (kind or rules.HarmKind.PHYSICAL.value)
-        elif value:
+    def _spent_field(self, character, path, attribute):
+        # Points are spent through play (the sheet's Spend button, an encounter) and come back at rest.
+        return EditableField(
+            path,
+            f"{ATTRIBUTE_LABELS[attribute]} spent",
+            getattr(character.freefall, f"{attribute}_spent"),
+            min=0,
+            kind=self.kind_of(FreeFallSheet, f"{attribute}_spent"),
+        )
+
+    def _save_spent(self, character, value, attribute):
+        sheet = character.freefall
+        state = self.state(character)
+        top = max(0, state.current_max[attribute])
+        if value > top:
+            raise ValidationError(
+                f"{ATTRIBUTE_LABELS[attribute]} has {top} to spend (permanent "
+                f"{state.permanent[attribute]} less binding {state.binding[attribute]}); "
+                f"you cannot spend {value}."
+            )
+        setattr(sheet, f"{attribute}_spent", value)
+        sheet.save(update_fields=[f"{attribute}_spent"])
+
+    # Harm comes from play (a hit, a pushed action) and goes at rest.
+    def _harm_state_field(self, character, path, slot):
+        return EditableField(
+            path,
+            f"Harm slot {slot} state",
+            getattr(character.freefall, f"harm{slot}_state"),
+            input_type="select",
+            choices=tuple(HARM_STATE_CHOICES),
+            kind=self.kind_of(FreeFallSheet, f"harm{slot}_state"),
+        )
+
+    def _save_harm_state(self, character, value, slot):
+        sheet = character.freefall
+        kind = getattr(sheet, f"harm{slot}_kind")
+        # A slot holds a kind exactly when filled: clearing drops it, filling an empty one picks one.
+        kind = "" if value == freefall.SlotState.EMPTY else (kind or freefall.HarmKind.PHYSICAL.value)
+        _store_harm(sheet, slot, value, kind)
+
+    def _harm_kind_field(self, character, path, slot):
+        return EditableField(
+            path,
+            f"Harm slot {slot} kind",
+            getattr(character.freefall, f"harm{slot}_kind"),
+            input_type="select",
+            choices=tuple(HARM_KIND_CHOICES),
+            kind=self.kind_of(FreeFallSheet, f"harm{slot}_kind"),
+        )
+
+    def _save_harm_kind(self, character, value, slot):
+        sheet = character.freefall
+        state, kind = getattr(sheet, f"harm{slot}_state"), getattr(sheet, f"harm{slot}_kind")
+        if value:
             kind = value
-            if state == rules.SlotState.EMPTY:
-                state = rules.SlotState.TEMP.value
-        elif state != rules.SlotState.EMPTY:
+            if state == freefall.SlotState.EMPTY:
+                state = freefall.SlotState.TEMP.value
+        elif state != freefall.SlotState.EMPTY:
             raise ValidationError(
                 f"Harm slot {slot} is filled, so it holds a kind of harm; set it to Empty to clear it."
             )
-        try:
-            rules.HarmSlot(state, kind or None)
-        except RulesError as error:
-            raise ValidationError(str(error)) from None
-        setattr(sheet, state_path, state)
-        setattr(sheet, kind_path, kind)
-        sheet.save(update_fields=[state_path, kind_path])
+        _store_harm(sheet, slot, state, kind)
+
+    def _condition_field(self, character, path, row):
+        return EditableField(
+            path,
+            f"{row.name} condition",
+            row.condition,
+            input_type="select",
+            choices=tuple(FreeFallGear.Condition.choices),
+            # Gear breaks in play (harm option C) and comes back by Repair.
+            kind=self.kind_of(FreeFallGear, "condition"),
+        )
+
+    def _save_condition(self, character, value, row):
+        row.condition = value
+        row.save(update_fields=["condition"])
+
+    def _compromised_field(self, character, path, row):
+        return EditableField(
+            path,
+            f"{row.name} status",
+            "yes" if row.compromised else "no",
+            input_type="select",
+            choices=COMPROMISED_CHOICES,
+            kind=self.kind_of(FreeFallProgram, "compromised"),  # a 1 on a hacking die compromises it
+        )
+
+    def _save_compromised(self, character, value, row):
+        row.compromised = value == "yes"
+        row.save(update_fields=["compromised"])
+
+    # Each path's field and save are the methods above, called with the system as their self.
+    edit_paths = (
+        EditPath(
+            "<attribute>_perm",
+            values={"attribute": ATTRIBUTES},
+            field=_permanent_field,
+            save=_save_permanent,
+        ),
+        EditPath("<attribute>_spent", values={"attribute": ATTRIBUTES}, field=_spent_field, save=_save_spent),
+        EditPath(
+            "harm<slot>_state",
+            values={"slot": HARM_SLOT_NUMBERS},
+            field=_harm_state_field,
+            save=_save_harm_state,
+        ),
+        EditPath(
+            "harm<slot>_kind",
+            values={"slot": HARM_SLOT_NUMBERS},
+            field=_harm_kind_field,
+            save=_save_harm_kind,
+        ),
+        EditPath("gear:<id>:condition", rows=_gear_rows, field=_condition_field, save=_save_condition),
+        EditPath(
+            "program:<id>:compromised",
+            rows=_programs,
+            field=_compromised_field,
+            save=_save_compromised,
+        ),
+    )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from campaigns.forms import row_id
-from rules import l5r as rules
+from rules import l5r
 from sheets.contract import EditableField, SheetSystem
+from sheets.edits import EditPath
 from sheets.policy import Kind
 
 from .base import (
@@ -28,16 +28,26 @@ from .models import L5RSheet, L5RSkill, L5RWeapon
 from .xp import XP_TOTAL_MAX, sheet_cost, starting_xp, xp_left
 
 # Ranks are bought with XP; the school, the armor and the weapons' dice are the builder's; a GM corrects.
-# A weapon's values edited in place: part -> (label, lowest, highest, a bow's?).
-WEAPON_FIELDS = {
-    "bow_strength": ("strength", 1, rules.TRAIT_MAX, True),
-    "rolled": ("rolled dice", 0, rules.TEN_DICE, False),
-    "kept": ("kept dice", 1, rules.TEN_DICE, False),
+#: The sheet's numbers edited in place besides the ranks: attribute -> (label, lowest, highest), where a
+#: highest of None is the sheet's Void (no more points spent than it has).
+SHEET_NUMBERS = {
+    "armor": ("Armor TN bonus", 0, l5r.ARMOR_MAX),
+    "reduction": ("Armor Reduction", 0, l5r.REDUCTION_MAX),
+    "xp_awarded": ("XP awarded", 0, XP_TOTAL_MAX),
+    "void_spent": ("Void points spent", 0, None),
+    "school_rank": ("School rank", 1, 10),
+    "wounds": ("Wounds", 0, WOUNDS_MAX),
+}
+#: A weapon's values edited in place: part -> (label, lowest, highest).
+WEAPON_NUMBERS = {
+    "bow_strength": ("strength", 1, l5r.TRAIT_MAX),
+    "rolled": ("rolled dice", 0, l5r.TEN_DICE),
+    "kept": ("kept dice", 1, l5r.TEN_DICE),
 }
 
 VALUE_KINDS = {
     L5RSheet: {
-        **dict.fromkeys((*rules.TRAITS, "void", "school", "school_rank", "armor", "reduction"), Kind.BUILD),
+        **dict.fromkeys((*l5r.TRAITS, "void", "school", "school_rank", "armor", "reduction"), Kind.BUILD),
         "void_spent": Kind.PLAY,
         "wounds": Kind.PLAY,
         "xp_awarded": Kind.GM,
@@ -47,12 +57,25 @@ VALUE_KINDS = {
 }
 
 
+def _skills(character):
+    return character.l5r_skills.all()
+
+
+def _bows(character):
+    return [weapon for weapon in character.l5r_weapons.all() if weapon.bow_strength is not None]
+
+
+def _dice_weapons(character):
+    """The weapons with rolled and kept dice: every one but a bow."""
+    return [weapon for weapon in character.l5r_weapons.all() if weapon.bow_strength is None]
+
+
 class L5RFields(SheetSystem):
     """The sheet: what its template draws, and the fields a player or the GM edits in place."""
 
     def context(self, character):
         sheet = character.l5r
-        ring_ranks = rules.rings(sheet.trait_values(), void=sheet.void)
+        ring_ranks = l5r.rings(sheet.trait_values(), void=sheet.void)
         skills = list(character.l5r_skills.all())
         weapons = list(character.l5r_weapons.all())
         odd = odd_die_bonus(character.campaign)
@@ -63,7 +86,7 @@ class L5RFields(SheetSystem):
                     "ring": ring.value,
                     "label": RING_LABELS[ring],
                     "rank": ring_ranks[ring],
-                    "traits": [self.field(character, trait) for trait in rules.RING_TRAITS[ring]],
+                    "traits": [self.field(character, trait) for trait in l5r.RING_TRAITS[ring]],
                 }
                 for ring in ELEMENTAL_RINGS
             ],
@@ -76,7 +99,7 @@ class L5RFields(SheetSystem):
             "wound_note": wound_note(wound_state(sheet)),
             "armor_field": self.field(character, "armor"),
             "reduction_field": self.field(character, "reduction"),
-            "armor_tn": rules.armor_tn(sheet.reflexes, armor=sheet.armor),
+            "armor_tn": l5r.armor_tn(sheet.reflexes, armor=sheet.armor),
             "xp_help": (
                 "A trait costs 4 x its new rank, Void 6 x, a skill its new rank, an emphasis 2. "
                 "Left to spend: the table's starting budget + XP awarded - what the ranks cost."
@@ -110,7 +133,7 @@ class L5RFields(SheetSystem):
                 }
                 for weapon in weapons
             ],
-            "unarmed": pool_text(rules.damage_pool(rules.UNARMED, sheet.strength), odd=odd),
+            "unarmed": pool_text(l5r.damage_pool(l5r.UNARMED, sheet.strength), odd=odd),
             "odd_die_bonus": odd,
             # Rings and Void points left are derived: refresh them whenever an edit or a roll lands.
             "sheet_oob_template": "l5r/sheet.html#derived",
@@ -120,108 +143,130 @@ class L5RFields(SheetSystem):
         trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait, None)
         if trait is None:
             return "-"
-        text = pool_text(rules.skill_pool(trait, skill.rank), odd=odd)
+        text = pool_text(l5r.skill_pool(trait, skill.rank), odd=odd)
         return text if skill.rank else f"{text} unskilled"
 
     def _weapon_damage_text(self, sheet, weapon, odd: bool) -> str:
         if weapon.bow_strength is not None:
             return ", ".join(
-                f"{arrow.name}: {pool_text(rules.bow_damage_pool(bow(weapon), arrow), odd=odd)}"
-                for arrow in rules.ARROWS
+                f"{arrow.name}: {pool_text(l5r.bow_damage_pool(bow(weapon), arrow), odd=odd)}"
+                for arrow in l5r.ARROWS
             )
-        return pool_text(rules.damage_pool(melee(weapon), sheet.strength), odd=odd)
+        return pool_text(l5r.damage_pool(melee(weapon), sheet.strength), odd=odd)
 
-    def field(self, character, path):
-        sheet = character.l5r
-        if path in rules.TRAITS or path == "void":
-            # Players buy ranks with XP; typing one in is the GM's correction.
-            return EditableField(
-                path,
-                trait_label(path),
-                getattr(sheet, path),
-                min=rules.TRAIT_MIN,
-                max=rules.TRAIT_MAX,
-                kind=self.kind_of(L5RSheet, path),
-            )
-        if path in ("armor", "reduction", "xp_awarded", "void_spent", "school_rank", "wounds"):
-            label, top = {
-                "armor": ("Armor TN bonus", rules.ARMOR_MAX),
-                "reduction": ("Armor Reduction", rules.REDUCTION_MAX),
-                "xp_awarded": ("XP awarded", XP_TOTAL_MAX),
-                "void_spent": ("Void points spent", sheet.void),
-                "school_rank": ("School rank", 10),
-                "wounds": ("Wounds", WOUNDS_MAX),
-            }[path]
-            low = 1 if path == "school_rank" else 0
-            return EditableField(
-                path, label, getattr(sheet, path), min=low, max=top, kind=self.kind_of(L5RSheet, path)
-            )
-        if path == "school":
-            return EditableField(
-                path,
-                "School",
-                sheet.school,
-                input_type="text",
-                max_length=SCHOOL_MAX_LENGTH,
-                kind=self.kind_of(L5RSheet, "school"),
-            )
-        kind, _, rest = path.partition(":")
-        ident, _, part = rest.partition(":")
-        if kind == "skill" and row_id(ident):
-            skill = next((s for s in character.l5r_skills.all() if s.pk == row_id(ident)), None)
-            if skill is not None and part == "rank":
-                return EditableField(
-                    path,
-                    f"{skill.name} rank",
-                    skill.rank,
-                    min=rules.SKILL_MIN,
-                    max=rules.SKILL_MAX,
-                    kind=self.kind_of(L5RSkill, "rank"),
-                )
-            if skill is not None and part == "emphasis":
-                return EditableField(
-                    path,
-                    f"{skill.name} emphasis",
-                    skill.emphasis,
-                    input_type="text",
-                    max_length=EMPHASIS_MAX_LENGTH,
-                    required=False,  # a skill may have no emphasis
-                    kind=self.kind_of(L5RSkill, "emphasis"),  # each emphasis costs XP: bought with XP
-                )
-        if kind == "weapon" and row_id(ident):
-            weapon = next((w for w in character.l5r_weapons.all() if w.pk == row_id(ident)), None)
-            spec = WEAPON_FIELDS.get(part)
-            # A bow has its strength; any other weapon its rolled and kept dice.
-            if weapon is not None and spec is not None and (weapon.bow_strength is not None) == spec[3]:
-                label, low, high, _ = spec
-                return EditableField(
-                    path,
-                    f"{weapon.name} {label}",
-                    getattr(weapon, part),
-                    min=low,
-                    max=high,
-                    kind=self.kind_of(L5RWeapon, part),
-                )
-        raise KeyError(path)
+    def _rank_field(self, character, path, attribute):
+        # Players buy ranks with XP; typing one in is the GM's correction.
+        return EditableField(
+            path,
+            trait_label(attribute),
+            getattr(character.l5r, attribute),
+            min=l5r.TRAIT_MIN,
+            max=l5r.TRAIT_MAX,
+            kind=self.kind_of(L5RSheet, attribute),
+        )
 
-    def apply_edit(self, character, path, value):
-        kind, _, rest = path.partition(":")
-        if kind == "skill":
-            ident, _, part = rest.partition(":")
-            skill = character.l5r_skills.get(pk=int(ident))
-            if part == "emphasis" and value and not skill.rank:
-                raise ValidationError(f"An emphasis needs at least one rank in {skill.name}.")
-            setattr(skill, part, value)
-            skill.save(update_fields=[part])
-            return
-        if kind == "weapon":
-            ident, _, part = rest.partition(":")
-            weapon = character.l5r_weapons.get(pk=int(ident))
-            setattr(weapon, part, value)
-            weapon.save(update_fields=[part])
-            return
+    def _number_field(self, character, path, attribute):
         sheet = character.l5r
-        setattr(sheet, path, value)
+        label, low, high = SHEET_NUMBERS[attribute]
+        return EditableField(
+            path,
+            label,
+            getattr(sheet, attribute),
+            min=low,
+            max=sheet.void if high is None else high,
+            kind=self.kind_of(L5RSheet, attribute),
+        )
+
+    def _school_field(self, character, path, attribute):
+        return EditableField(
+            path,
+            "School",
+            getattr(character.l5r, attribute),
+            input_type="text",
+            max_length=SCHOOL_MAX_LENGTH,
+            kind=self.kind_of(L5RSheet, attribute),
+        )
+
+    def _save_on_sheet(self, character, value, attribute):
+        sheet = character.l5r
+        setattr(sheet, attribute, value)
         # A lower Void cannot leave more points spent than it has.
         sheet.void_spent = min(sheet.void_spent, sheet.void)
         sheet.save()
+
+    def _skill_rank_field(self, character, path, row):
+        return EditableField(
+            path,
+            f"{row.name} rank",
+            row.rank,
+            min=l5r.SKILL_MIN,
+            max=l5r.SKILL_MAX,
+            kind=self.kind_of(L5RSkill, "rank"),
+        )
+
+    def _save_skill_rank(self, character, value, row):
+        row.rank = value
+        row.save(update_fields=["rank"])
+
+    def _emphasis_field(self, character, path, row):
+        return EditableField(
+            path,
+            f"{row.name} emphasis",
+            row.emphasis,
+            input_type="text",
+            max_length=EMPHASIS_MAX_LENGTH,
+            required=False,  # a skill may have no emphasis
+            kind=self.kind_of(L5RSkill, "emphasis"),  # each emphasis costs XP: bought with XP
+        )
+
+    def _save_emphasis(self, character, value, row):
+        if value and not row.rank:
+            raise ValidationError(f"An emphasis needs at least one rank in {row.name}.")
+        row.emphasis = value
+        row.save(update_fields=["emphasis"])
+
+    def _weapon_field(self, character, path, row, part):
+        label, low, high = WEAPON_NUMBERS[part]
+        return EditableField(
+            path,
+            f"{row.name} {label}",
+            getattr(row, part),
+            min=low,
+            max=high,
+            kind=self.kind_of(L5RWeapon, part),
+        )
+
+    def _save_weapon(self, character, value, row, part):
+        setattr(row, part, value)
+        row.save(update_fields=[part])
+
+    # Each path's field and save are the methods above, called with the system as their self.
+    edit_paths = (
+        EditPath(
+            "<attribute>",
+            values={"attribute": (*l5r.TRAITS, "void")},
+            field=_rank_field,
+            save=_save_on_sheet,
+        ),
+        EditPath(
+            "<attribute>", values={"attribute": SHEET_NUMBERS}, field=_number_field, save=_save_on_sheet
+        ),
+        EditPath("<attribute>", values={"attribute": ("school",)}, field=_school_field, save=_save_on_sheet),
+        EditPath("skill:<id>:rank", rows=_skills, field=_skill_rank_field, save=_save_skill_rank),
+        EditPath("skill:<id>:emphasis", rows=_skills, field=_emphasis_field, save=_save_emphasis),
+        # A bow has its strength; any other weapon its rolled and kept dice.
+        EditPath(
+            "weapon:<id>:<part>",
+            values={"part": ("bow_strength",)},
+            rows=_bows,
+            field=_weapon_field,
+            save=_save_weapon,
+        ),
+        EditPath(
+            "weapon:<id>:<part>",
+            values={"part": ("rolled", "kept")},
+            rows=_dice_weapons,
+            field=_weapon_field,
+            save=_save_weapon,
+        ),
+    )

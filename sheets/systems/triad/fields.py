@@ -3,8 +3,9 @@ and the write policy's kind of every stored value."""
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 from sheets.contract import EditableField, SheetSystem
+from sheets.edits import EditPath
 from sheets.policy import Kind
 
 from .actions import RestForm, TraitAddForm
@@ -20,9 +21,9 @@ CONDITION_LABELS = {
     "prone": "Prone (a move action to stand up)",
     "disarmed": "Disarmed (punches and kicks: Light damage)",
     "dead": "Dead",
-    HARD_TO_USED[rules.BODY]: "Hard To Kill used (ready again at full Body)",
-    HARD_TO_USED[rules.MIND]: "Hard To Confuse used (ready again at full Mind)",
-    HARD_TO_USED[rules.SPIRIT]: "Hard To Unnerve used (ready again at full Spirit)",
+    HARD_TO_USED[triad.BODY]: "Hard To Kill used (ready again at full Body)",
+    HARD_TO_USED[triad.MIND]: "Hard To Confuse used (ready again at full Mind)",
+    HARD_TO_USED[triad.SPIRIT]: "Hard To Unnerve used (ready again at full Spirit)",
 }
 #: The conditions an attack may leave instead of damage (Triad l.125), and the GM's ropes (l.63, l.100).
 CONDITIONS = ("grappled", "restrained", "prone", "disarmed")
@@ -30,8 +31,8 @@ CONDITIONS = ("grappled", "restrained", "prone", "disarmed")
 # The tier, the maxima and the traits are the build (the GM's after creation: Triad has no XP).
 VALUE_KINDS = {
     TriadSheet: {
-        **dict.fromkeys(("tier", *(f"{a}_max" for a in rules.ABILITIES)), Kind.BUILD),
-        **dict.fromkeys(rules.ABILITIES, Kind.PLAY),
+        **dict.fromkeys(("tier", *(f"{a}_max" for a in triad.ABILITIES)), Kind.BUILD),
+        **dict.fromkeys(triad.ABILITIES, Kind.PLAY),
         **dict.fromkeys(("stunned", "rage_advantage", *HARD_TO_USED.values()), Kind.PLAY),
         **dict.fromkeys(CONDITIONS, Kind.PLAY),
         "dead": Kind.GM,
@@ -46,10 +47,16 @@ def _out_of_tier_allowed(character) -> bool:
     return bool(character.campaign.options.get(OUT_OF_TIER_OPTION))
 
 
-def _build(sheet, traits) -> rules.Build:
+def _ready_at_full(sheet, ability: str) -> None:
+    """Back to full by hand (the GM's healing, a correction): the Hard To ... trait is ready again."""
+    if getattr(sheet, ability) == getattr(sheet, f"{ability}_max"):
+        setattr(sheet, HARD_TO_USED[ability], False)
+
+
+def _build(sheet, traits) -> triad.Build:
     """The sheet's maxima and traits checked against its tier, problems listed rather than raised."""
     listed = [t.name for t in traits if t.kind == TriadTrait.Kind.TRAIT and not t.custom]
-    return rules.validate_character(
+    return triad.validate_character(
         tier=sheet.tier or None,
         body=sheet.body_max,
         mind=sheet.mind_max,
@@ -71,11 +78,11 @@ class TriadFields(SheetSystem):
         build = _build(sheet, traits)
         return {
             "sheet": sheet,
-            "abilities": [self.field(character, a) for a in rules.ABILITIES],
-            "maxima": [self.field(character, f"{a}_max") for a in rules.ABILITIES],
+            "abilities": [self.field(character, a) for a in triad.ABILITIES],
+            "maxima": [self.field(character, f"{a}_max") for a in triad.ABILITIES],
             "traits": [t for t in traits if t.kind == TriadTrait.Kind.TRAIT],
             "powers": [t for t in traits if t.kind == TriadTrait.Kind.POWER],
-            "tier": rules.TIERS.get(sheet.tier),
+            "tier": triad.TIERS.get(sheet.tier),
             "tier_field": self.field(character, "tier"),
             "out_of_tier": not build.in_tier,
             "build_problems": build.problems,
@@ -86,7 +93,7 @@ class TriadFields(SheetSystem):
             "rest_form": RestForm(prefix="rest"),
             "trait_form": TraitAddForm(prefix="trait"),
             "sheet_oob_template": "triad/sheet.html#oob",
-            "crawl_feet": rules.CRAWL_FEET,
+            "crawl_feet": triad.CRAWL_FEET,
         }
 
     @staticmethod
@@ -94,70 +101,98 @@ class TriadFields(SheetSystem):
         """The play state a GM may need to set by hand; a Hard To ... flag only with its trait."""
         names = {t.name for t in traits if t.kind == TriadTrait.Kind.TRAIT}
         return ["stunned", *CONDITIONS, "rage_advantage", "dead"] + [
-            HARD_TO_USED[a] for a, trait in rules.HARD_TO.items() if trait in names
+            HARD_TO_USED[a] for a, trait in triad.HARD_TO.items() if trait in names
         ]
 
-    def field(self, character, path):
+    def _ability_field(self, character, path, ability):
         sheet = character.triad
-        if path in rules.ABILITIES:
-            return EditableField(
-                path,
-                ABILITY_LABELS[path],
-                getattr(sheet, path),
-                min=0,
-                max=getattr(sheet, f"{path}_max"),
-                kind=self.kind_of(TriadSheet, path),
-            )
-        if path.endswith("_max") and path[:-4] in rules.ABILITIES:
-            return EditableField(
-                path,
-                f"{ABILITY_LABELS[path[:-4]]} maximum",
-                getattr(sheet, path),
-                min=rules.ABILITY_MIN,
-                max=rules.ABILITY_MAX,
-                kind=self.kind_of(TriadSheet, path),
-            )
-        if path in CONDITION_LABELS:
-            # What the fight decided is play state (death the GM's alone), not the player's to wish away.
-            return EditableField(
-                path,
-                CONDITION_LABELS[path],
-                getattr(sheet, path),
-                input_type="checkbox",
-                kind=self.kind_of(TriadSheet, path),
-            )
-        if path == "tier":
-            choices = [(k, t.name) for k, t in rules.TIERS.items()]
-            # "No tier" is the GM's optional rule; a sheet already without one keeps the choice.
-            if _out_of_tier_allowed(character) or not sheet.tier:
-                choices = [("", "No tier"), *choices]
-            return EditableField(
-                path,
-                "Tier",
-                sheet.tier,
-                input_type="select",
-                choices=tuple(choices),
-                kind=self.kind_of(TriadSheet, "tier"),
-            )
-        if path in ("armor", "weapon"):
-            return EditableField(
-                path,
-                path.title(),
-                getattr(sheet, path),
-                input_type="select",
-                choices=tuple(TriadSheet._meta.get_field(path).choices),
-                kind=self.kind_of(TriadSheet, path),
-            )
-        raise KeyError(path)
+        return EditableField(
+            path,
+            ABILITY_LABELS[ability],
+            getattr(sheet, ability),
+            min=0,
+            max=getattr(sheet, f"{ability}_max"),
+            kind=self.kind_of(TriadSheet, ability),
+        )
 
-    def apply_edit(self, character, path, value):
+    def _save_ability(self, character, value, ability):
         sheet = character.triad
-        setattr(sheet, path, value)
-        ability = path[:-4] if path.endswith("_max") else path
-        if path.endswith("_max"):
-            # Lowering a maximum drags the current score down with it; raising it leaves it alone.
-            setattr(sheet, ability, min(getattr(sheet, ability), value))
-        if ability in rules.ABILITIES and getattr(sheet, ability) == getattr(sheet, f"{ability}_max"):
-            # Back to full by hand (the GM's healing, a correction): the Hard To ... trait is ready again.
-            setattr(sheet, HARD_TO_USED[ability], False)
+        setattr(sheet, ability, value)
+        _ready_at_full(sheet, ability)
         sheet.save()
+
+    def _maximum_field(self, character, path, ability):
+        return EditableField(
+            path,
+            f"{ABILITY_LABELS[ability]} maximum",
+            getattr(character.triad, f"{ability}_max"),
+            min=triad.ABILITY_MIN,
+            max=triad.ABILITY_MAX,
+            kind=self.kind_of(TriadSheet, f"{ability}_max"),
+        )
+
+    def _save_maximum(self, character, value, ability):
+        sheet = character.triad
+        setattr(sheet, f"{ability}_max", value)
+        # Lowering a maximum drags the current score down with it; raising it leaves it alone.
+        setattr(sheet, ability, min(getattr(sheet, ability), value))
+        _ready_at_full(sheet, ability)
+        sheet.save()
+
+    def _condition_field(self, character, path, attribute):
+        # What the fight decided is play state (death the GM's alone), not the player's to wish away.
+        return EditableField(
+            path,
+            CONDITION_LABELS[attribute],
+            getattr(character.triad, attribute),
+            input_type="checkbox",
+            kind=self.kind_of(TriadSheet, attribute),
+        )
+
+    def _tier_field(self, character, path):
+        sheet = character.triad
+        choices = [(k, t.name) for k, t in triad.TIERS.items()]
+        # "No tier" is the GM's optional rule; a sheet already without one keeps the choice.
+        if _out_of_tier_allowed(character) or not sheet.tier:
+            choices = [("", "No tier"), *choices]
+        return EditableField(
+            path,
+            "Tier",
+            sheet.tier,
+            input_type="select",
+            choices=tuple(choices),
+            kind=self.kind_of(TriadSheet, "tier"),
+        )
+
+    def _save_tier(self, character, value):
+        character.triad.tier = value
+        character.triad.save()
+
+    def _gear_field(self, character, path, attribute):
+        return EditableField(
+            path,
+            attribute.title(),
+            getattr(character.triad, attribute),
+            input_type="select",
+            choices=tuple(TriadSheet._meta.get_field(attribute).choices),
+            kind=self.kind_of(TriadSheet, attribute),
+        )
+
+    def _save_on_sheet(self, character, value, attribute):
+        setattr(character.triad, attribute, value)
+        character.triad.save()
+
+    # Each path's field and save are the methods above, called with the system as their self.
+    edit_paths = (
+        EditPath("<ability>", values={"ability": triad.ABILITIES}, field=_ability_field, save=_save_ability),
+        EditPath(
+            "<ability>_max", values={"ability": triad.ABILITIES}, field=_maximum_field, save=_save_maximum
+        ),
+        EditPath(
+            "<attribute>", values={"attribute": CONDITION_LABELS}, field=_condition_field, save=_save_on_sheet
+        ),
+        EditPath("tier", field=_tier_field, save=_save_tier),
+        EditPath(
+            "<attribute>", values={"attribute": ("armor", "weapon")}, field=_gear_field, save=_save_on_sheet
+        ),
+    )
