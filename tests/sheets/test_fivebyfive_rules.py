@@ -6,10 +6,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from sheets.models import SheetChange
 from sheets.systems.fivebyfive.models import FiveByFiveDescriptor, FiveByFiveSheet
-from sheets.systems.fivebyfive.sheet import system as fivebyfive
+from sheets.systems.fivebyfive.sheet import system as sheet_system
 
 from .conftest import HTMX, page_text
 from .test_write_policy import players_adjust_play_state
@@ -81,13 +81,13 @@ def test_aspects_are_four_character_wide_ratings_that_shift_every_task(
     # No rating sits on a descriptor any more: there are four, on the character.
     assert "aspect" not in {f.name for f in FiveByFiveDescriptor._meta.get_fields()}
 
-    buttons = {b.key: b for b in fivebyfive.buttons(larry, {"shift": 0, "aspect": "agility"})}
+    buttons = {b.key: b for b in sheet_system.buttons(larry, {"shift": 0, "aspect": "agility"})}
     chef = larry.descriptors.get(name="Amateur Chef")
-    assert buttons[f"descriptor:{chef.pk}"].chance == rules.chance(6)  # 4, one rank up
-    assert buttons["untrained"].chance == rules.chance(2)  # untrained 0 -> 2: Superior Agility shows
+    assert buttons[f"descriptor:{chef.pk}"].chance == fivebyfive.chance(6)  # 4, one rank up
+    assert buttons["untrained"].chance == fivebyfive.chance(2)  # untrained 0 -> 2: Superior Agility shows
     assert "agility +1" in buttons["untrained"].detail
-    brawn = {b.key: b for b in fivebyfive.buttons(larry, {"shift": 0, "aspect": "brawn"})}
-    assert brawn["untrained"].chance == rules.chance(rules.POOR)  # Inferior Brawn: 0 -> -5
+    brawn = {b.key: b for b in sheet_system.buttons(larry, {"shift": 0, "aspect": "brawn"})}
+    assert brawn["untrained"].chance == fivebyfive.chance(fivebyfive.POOR)  # Inferior Brawn: 0 -> -5
 
     # 2 x 3 = 6: a failure against Amateur Chef 4, a success once the task is based on Agility (4 -> 6).
     fixed_dice(2, 3)
@@ -157,8 +157,8 @@ def test_advanced_descriptors_turned_on_later_are_editable_on_existing_sheets(de
     assert edit(client_for(gm), larry, f"descriptor:{chef.pk}:advanced", "on").status_code == 200
     chef.refresh_from_db()
     assert chef.advanced
-    buttons = {b.key: b for b in fivebyfive.buttons(larry, {"shift": 0})}
-    assert buttons[f"descriptor:{chef.pk}"].chance == rules.chance(0)  # 4, two ranks down
+    buttons = {b.key: b for b in sheet_system.buttons(larry, {"shift": 0})}
+    assert buttons[f"descriptor:{chef.pk}"].chance == fivebyfive.chance(0)  # 4, two ranks down
     page = client_for(gm).get(larry.get_absolute_url()).content.decode()
     assert "Edit Amateur Chef advanced: yes" in page and "Edit Brawler advanced: no" in page
     # Back to basic while above 16 is refused: a basic descriptor stops at 16.
@@ -221,7 +221,7 @@ def test_xp_trades_the_poor_descriptor_for_5(demo_character, gm, player, client_
     page = page_text(spend(owner, larry, f"trade@{fright.pk}", "Afraid of Heights"))
     assert "Spent 5 XP." in page
     fright.refresh_from_db()
-    assert (fright.name, fright.value) == ("Afraid of Heights", rules.POOR)
+    assert (fright.name, fright.value) == ("Afraid of Heights", fivebyfive.POOR)
     larry.fivebyfive.refresh_from_db()
     assert larry.fivebyfive.xp == 0
     assert (
@@ -244,7 +244,7 @@ def test_trading_a_poor_hp_leaves_hp_on_the_sheet_at_10(make_campaign, player, c
     assert "Spent 5 XP." in page_text(spend(client, larry, "trade@hp", "Bad Knees"))
     sheet = FiveByFiveSheet.objects.get(character=larry)
     assert (sheet.hp_rank, sheet.hp, sheet.xp) == (0, 10, 0)
-    assert larry.descriptors.get(name="Bad Knees").value == rules.POOR
+    assert larry.descriptors.get(name="Bad Knees").value == fivebyfive.POOR
     assert larry.descriptors.get(name="Stage Fright").value == 2  # it was 2 when HP took the -5
 
 

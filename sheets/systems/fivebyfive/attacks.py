@@ -6,7 +6,7 @@ trumps, rolled by the engine (``rules.fivebyfive.roll_to_hit``, ``roll_after_hit
 
 from __future__ import annotations
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import Outcome
 from sheets.combat import Defence, EncounterError, RollResult, for_players, is_npc
 
@@ -54,7 +54,7 @@ class Attacks:
         used, per_round = dodges_of(defender)
         shift = aspect_steps(defender, aspect)
         odds = tuple(
-            (f"Dodge with {u.label}", rules.chance(rules.shift(u.value, u.steps + shift)))
+            (f"Dodge with {u.label}", fivebyfive.chance(fivebyfive.shift(u.value, u.steps + shift)))
             for u in usable_uses(defender, DODGE)
         )
         return Defence(
@@ -73,7 +73,9 @@ class Attacks:
             return None
         use = pick_use(defender, data["dodge_with"], DODGE)
         steps = use.steps + aspect_steps(defender, data.get("dodge_aspect") or "")
-        return rules.chance(rules.shift(use.value, steps), doubles_token=bool(data.get("dodge_token")))
+        return fivebyfive.chance(
+            fivebyfive.shift(use.value, steps), doubles_token=bool(data.get("dodge_token"))
+        )
 
     def defend(self, encounter, pending, attacker, defender, data, roller, author):
         changes = Changes(encounter)
@@ -99,7 +101,7 @@ class Attacks:
         _, _, shield, dagger = gear_of(target)
         if condition_of(target) != "healthy":
             return f"{target.name} is {condition_of(target)} and cannot dodge"
-        if not rules.can_dodge(dodges_of(target)[0], shield=shield, offhand_dagger=dagger):
+        if not fivebyfive.can_dodge(dodges_of(target)[0], shield=shield, offhand_dagger=dagger):
             return f"{target.name} has no dodge left this round"
         return ""
 
@@ -127,7 +129,7 @@ class Attacks:
             dodge_token = bool(options["dodge_token"])
             if dodge_token and not changes.holds_token(target):
                 raise EncounterError(f"{target.name} holds no doubles token to spend on the dodge.")
-        hit = rules.roll_to_hit(
+        hit = fivebyfive.roll_to_hit(
             roller,
             use.value,
             steps=use.steps + shift,
@@ -145,7 +147,7 @@ class Attacks:
             dice=task_dice(hit),
             outcome=hit.outcome,
             total=hit.faces[0] * hit.faces[1] if len(hit.faces) == 2 else None,
-            chance=rules.chance(hit.target, doubles_token=hit.token_spent),
+            chance=fivebyfive.chance(hit.target, doubles_token=hit.token_spent),
             changes=tuple(hit_notes),
             character=actor.character,
         )
@@ -180,7 +182,7 @@ class Attacks:
         lines = []
         db, _, _, _ = gear_of(actor)
         _, av, _, _ = gear_of(target)
-        after_hit = rules.roll_after_hit(
+        after_hit = fivebyfive.roll_after_hit(
             roller,
             db=db,
             av=av,
@@ -204,7 +206,7 @@ class Attacks:
                 dice=task_dice(dodge),
                 outcome=dodge.outcome,
                 total=dodge.faces[0] * dodge.faces[1] if len(dodge.faces) == 2 else None,
-                chance=rules.chance(dodge.target, doubles_token=dodge.token_spent),
+                chance=fivebyfive.chance(dodge.target, doubles_token=dodge.token_spent),
                 changes=tuple(token_notes),
                 character=target.character,
             )
@@ -218,10 +220,12 @@ class Attacks:
         if hurt.token_spent:
             changes.set_token(actor, False)
         before = hp_of(target)[0]
-        after = rules.apply_damage(before, hurt.damage)
+        after = fivebyfive.apply_damage(before, hurt.damage)
         changes.set_hp(target, after)
         trumps = len(hurt.faces) - 1
-        trump_note = f" + {rules.DAMAGE_TRUMP_BONUS * trumps} ({trumps} trump{'s' if trumps > 1 else ''})"
+        trump_note = (
+            f" + {fivebyfive.DAMAGE_TRUMP_BONUS * trumps} ({trumps} trump{'s' if trumps > 1 else ''})"
+        )
         token_notes = tokens_said(actor.name, spent=hurt.token_spent, earned=False)
         # A hit the armour takes whole is said in words too: "HP 12 -> 12" alone reads as a lost line.
         absorbed = [f"{target.name}'s armour absorbs the hit: 0 damage"] if not hurt.damage else []

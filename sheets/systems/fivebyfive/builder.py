@@ -15,7 +15,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.utils import ErrorDict
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from sheets.contract import SheetSystem, format_percent
 
 from .fields import (
@@ -34,8 +34,8 @@ from .models import ASPECT_NAMES, FiveByFiveDescriptor, FiveByFiveSheet
 
 PLACEHOLDERS = ("Amateur Chef", "Street Smarts", "Brawler", "Uncanny Reflexes", "Afraid of Heights")
 
-WEAPON_CHOICES = [(w.name, f"{w.name} (DB {w.db}: {', '.join(w.examples)})") for w in rules.WEAPONS]
-ARMOR_CHOICES = [(a.name, f"{a.name} (AV {a.av}: {', '.join(a.examples)})") for a in rules.ARMOR]
+WEAPON_CHOICES = [(w.name, f"{w.name} (DB {w.db}: {', '.join(w.examples)})") for w in fivebyfive.WEAPONS]
+ARMOR_CHOICES = [(a.name, f"{a.name} (AV {a.av}: {', '.join(a.examples)})") for a in fivebyfive.ARMOR]
 
 
 def _truthy(raw: Any) -> bool:
@@ -85,7 +85,7 @@ class FiveByFiveBuilderForm(forms.Form):
         self.allow_aspects = aspects
         for slot, example in zip(SLOTS, PLACEHOLDERS, strict=True):
             self.fields[f"descriptor_{slot}"] = forms.CharField(
-                max_length=rules.NAME_MAX_LENGTH,
+                max_length=fivebyfive.NAME_MAX_LENGTH,
                 label=f"Descriptor {slot}",
                 widget=forms.TextInput(attrs={"placeholder": f"e.g. {example}", "autocomplete": "off"}),
             )
@@ -147,10 +147,10 @@ class FiveByFiveBuilderForm(forms.Form):
     def ranking_rows(self) -> list[dict[str, Any]]:
         rows = []
         for position, slot in enumerate(self.ranking()):
-            value = rules.CREATION_VALUES[position]
+            value = fivebyfive.CREATION_VALUES[position]
             row = {"slot": slot, "position": position + 1, "value": value, "is_hp": slot == HP_SLOT}
             if slot == HP_SLOT:
-                row["display"] = f"{value + rules.HP_BONUS} HP"
+                row["display"] = f"{value + fivebyfive.HP_BONUS} HP"
                 row["name"] = "Hit points (HP)"
             else:
                 row["display"] = str(value)
@@ -168,14 +168,14 @@ class FiveByFiveBuilderForm(forms.Form):
 
     @property
     def creation_values(self) -> str:
-        return ",".join(str(v) for v in rules.CREATION_VALUES)
+        return ",".join(str(v) for v in fivebyfive.CREATION_VALUES)
 
     @staticmethod
     def value_odds() -> list[tuple[str, str]]:
         """What each starting value is worth on a roll, for the builder's aside."""
         return [
-            (_value_label(value), format_percent(rules.chance(value)))
-            for value in sorted(set(rules.CREATION_VALUES) | {rules.UNTRAINED}, reverse=True)
+            (_value_label(value), format_percent(fivebyfive.chance(value)))
+            for value in sorted(set(fivebyfive.CREATION_VALUES) | {fivebyfive.UNTRAINED}, reverse=True)
         ]
 
     def slot_errors(self, slot: str) -> list[str]:
@@ -206,31 +206,33 @@ class FiveByFiveBuilderForm(forms.Form):
         seen = set()
         for slot, name in names.items():
             key = " ".join((name or "").split()).casefold()
-            if key in (rules.HP_NAME.casefold(), "hit points"):
+            if key in (fivebyfive.HP_NAME.casefold(), "hit points"):
                 self.add_error(f"descriptor_{slot}", "HP is already on every sheet; name something else.")
             elif key and key in seen:
                 self.add_error(f"descriptor_{slot}", f"'{name.strip()}' is ranked twice.")
             seen.add(key)
         if self.errors:
             return data
-        ranked = [rules.HP_NAME if slot == HP_SLOT else " ".join(names[slot].split()) for slot in order]
+        ranked = [fivebyfive.HP_NAME if slot == HP_SLOT else " ".join(names[slot].split()) for slot in order]
         exclusive = {}
         for slot in SLOTS:
             if data.get(f"exclusive_{slot}"):
-                exclusive[ranked[order.index(slot)]] = rules.ExclusiveAction(data[f"exclusive_{slot}"])
+                exclusive[ranked[order.index(slot)]] = fivebyfive.ExclusiveAction(data[f"exclusive_{slot}"])
         advanced = [ranked[order.index(slot)] for slot in SLOTS if data.get(f"advanced_{slot}")]
         try:
-            built = rules.build_character(ranked, advanced=advanced, exclusive=exclusive)
-        except rules.FieldError as error:
+            built = fivebyfive.build_character(ranked, advanced=advanced, exclusive=exclusive)
+        except fivebyfive.FieldError as error:
             raise ValidationError({self._field_for(error.field, order): str(error)}) from None
         data["aspects"] = {}
         if self.allow_aspects:
-            ratings = {a: rules.AspectRating(data.get(f"aspect_{a.value}") or 0) for a in rules.Aspect}
+            ratings = {
+                a: fivebyfive.AspectRating(data.get(f"aspect_{a.value}") or 0) for a in fivebyfive.Aspect
+            }
             try:
-                data["aspects"] = {a.value: int(r) for a, r in rules.validate_aspects(ratings).items()}
-            except rules.FieldError as error:
-                superior = [a.value for a, r in ratings.items() if r is rules.AspectRating.SUPERIOR]
-                inferior = sum(r is rules.AspectRating.INFERIOR for r in ratings.values())
+                data["aspects"] = {a.value: int(r) for a, r in fivebyfive.validate_aspects(ratings).items()}
+            except fivebyfive.FieldError as error:
+                superior = [a.value for a, r in ratings.items() if r is fivebyfive.AspectRating.SUPERIOR]
+                inferior = sum(r is fivebyfive.AspectRating.INFERIOR for r in ratings.values())
                 raise ValidationError({f"aspect_{superior[inferior]}": str(error)}) from None
         data["built"] = built
         data["ranked_slots"] = order
@@ -262,13 +264,13 @@ class FiveByFiveBuilder(SheetSystem):
         )
 
     def create(self, *, character, cleaned_data):
-        built: tuple[rules.Descriptor, ...] = cleaned_data["built"]
+        built: tuple[fivebyfive.Descriptor, ...] = cleaned_data["built"]
         hp = next(d for d in built if d.is_hp)
         weapon, armor = cleaned_data["weapon"], cleaned_data["armor"]
         FiveByFiveSheet.objects.create(
             character=character,
             hp_rank=hp.value,
-            hp=rules.hp_points(hp.value),
+            hp=fivebyfive.hp_points(hp.value),
             weapon=weapon,
             weapon_db=WEAPON_DB[weapon],
             armor=armor,

@@ -38,7 +38,7 @@ The combatants' helpers and the action forms are in ``combatants.py``.
 
 from __future__ import annotations
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import Outcome
 from sheets.combat import Action, CombatRules, EncounterError, RollResult, Side, for_players, is_npc
 
@@ -112,7 +112,7 @@ class FiveByFiveCombat(Attacks, CombatRules):
             held = changes.holds_token(combatant)
             aspect = DEFAULT_ASPECT[STEAL].value if uses_aspects(encounter) else ""
             steps = use.steps + aspect_steps(combatant, aspect)
-            result = rules.roll_task(roller, use.value, steps=steps, holding_token=held)
+            result = fivebyfive.roll_task(roller, use.value, steps=steps, holding_token=held)
             changes.set_token(combatant, result.token_held)
             if result.success:
                 stole.append(str(combatant.pk))
@@ -126,12 +126,12 @@ class FiveByFiveCombat(Attacks, CombatRules):
                     dice=task_dice(result),
                     outcome=result.outcome,
                     total=result.faces[0] * result.faces[1] if len(result.faces) == 2 else None,
-                    chance=rules.chance(result.target),
+                    chance=fivebyfive.chance(result.target),
                     changes=tuple(tokens_said(combatant.name, spent=False, earned=result.token_earned)),
                     character=combatant.character,
                 )
             )
-        order = rules.turn_order(
+        order = fivebyfive.turn_order(
             players=[str(c.pk) for c in players],
             gm_side=[str(c.pk) for c in combatants if c.side == Side.GM],
             stole=stole,
@@ -243,8 +243,8 @@ class FiveByFiveCombat(Attacks, CombatRules):
         exclusive, token_on = (ATTACK, "hit") if action == "attack" else (HEALING, "check")
         use = pick_use(actor, data.get("descriptor") or "", exclusive)
         shift = (data.get("shift") or 0) + aspect_steps(actor, data.get("aspect") or "")
-        target_number = rules.shift(use.value, use.steps + shift)
-        return rules.chance(target_number, doubles_token=data.get("spend") == token_on)
+        target_number = fivebyfive.shift(use.value, use.steps + shift)
+        return fivebyfive.chance(target_number, doubles_token=data.get("spend") == token_on)
 
     def _heal(self, encounter, actor, target, data, roller, author):
         options = data
@@ -254,7 +254,7 @@ class FiveByFiveCombat(Attacks, CombatRules):
         healer_token = changes.holds_token(actor)
         if options["spend"] and not healer_token:
             raise EncounterError(f"{actor.name} holds no doubles token to spend.")
-        result = rules.roll_healing(
+        result = fivebyfive.roll_healing(
             roller,
             use.value,
             steps=use.steps + shift,
@@ -266,9 +266,9 @@ class FiveByFiveCombat(Attacks, CombatRules):
         changes.set_token(actor, result.token_held)
         before, most = hp_of(target)
         if result.healed:
-            after = rules.apply_healing(before, result.amount, max_hp=most)
+            after = fivebyfive.apply_healing(before, result.amount, max_hp=most)
         else:
-            after = rules.apply_damage(before, result.amount)
+            after = fivebyfive.apply_damage(before, result.amount)
         changes.set_hp(target, after)
         reasons = {}
         if actor.character is not None:
@@ -288,7 +288,7 @@ class FiveByFiveCombat(Attacks, CombatRules):
                 dice=task_dice(check),
                 outcome=check.outcome,
                 total=check.faces[0] * check.faces[1] if len(check.faces) == 2 else None,
-                chance=rules.chance(check.target, doubles_token=check.token_spent),
+                chance=fivebyfive.chance(check.target, doubles_token=check.token_spent),
                 changes=tuple(tokens_said(actor.name, spent=check.token_spent, earned=check.token_earned)),
                 character=actor.character,
             ),
@@ -325,7 +325,7 @@ class FiveByFiveCombat(Attacks, CombatRules):
 
     def summary(self, combatant, *, for_gm):
         hp, most = hp_of(combatant)
-        state = rules.condition(hp)
+        state = fivebyfive.condition(hp)
         used, per_round = dodges_of(combatant)
         flags = []
         if combatant.state.get("stole"):

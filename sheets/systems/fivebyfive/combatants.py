@@ -15,29 +15,31 @@ from django import forms
 from django.db.models import prefetch_related_objects
 
 from campaigns.forms import WholeNumberField
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from sheets.combat import EncounterError, is_npc
 from sheets.contract import Die
 from sheets.services import character_change
 
 from .sheet import OPTION_ASPECTS
 
-ATTACK = rules.ExclusiveAction.ATTACK
-DODGE = rules.ExclusiveAction.DODGE
-HEALING = rules.ExclusiveAction.HEALING
-STEAL = rules.ExclusiveAction.STEAL_INITIATIVE
+ATTACK = fivebyfive.ExclusiveAction.ATTACK
+DODGE = fivebyfive.ExclusiveAction.DODGE
+HEALING = fivebyfive.ExclusiveAction.HEALING
+STEAL = fivebyfive.ExclusiveAction.STEAL_INITIATIVE
 UNTRAINED_KEY = "untrained"
 MAX_NPC_DESCRIPTORS = 8
-WEAPON_CHOICES = [(w.db, f"{w.name} (DB {w.db})") for w in rules.WEAPONS]
-ARMOR_CHOICES = [(a.av, f"{a.name} (AV {a.av})") for a in rules.ARMOR]
+WEAPON_CHOICES = [(w.db, f"{w.name} (DB {w.db})") for w in fivebyfive.WEAPONS]
+ARMOR_CHOICES = [(a.av, f"{a.name} (AV {a.av})") for a in fivebyfive.ARMOR]
 #: The aspect each action is based on unless the GM names another (a reading: see the docstring).
 DEFAULT_ASPECT = {
-    ATTACK: rules.Aspect.AGILITY,
-    DODGE: rules.Aspect.AGILITY,
-    HEALING: rules.Aspect.COGNITION,
-    STEAL: rules.Aspect.COGNITION,
+    ATTACK: fivebyfive.Aspect.AGILITY,
+    DODGE: fivebyfive.Aspect.AGILITY,
+    HEALING: fivebyfive.Aspect.COGNITION,
+    STEAL: fivebyfive.Aspect.COGNITION,
 }
-ASPECT_CHOICES = [("", "None named (no shift)")] + [(a.value, a.value.capitalize()) for a in rules.Aspect]
+ASPECT_CHOICES = [("", "None named (no shift)")] + [
+    (a.value, a.value.capitalize()) for a in fivebyfive.Aspect
+]
 DESCRIPTOR_ITEM = re.compile(r"^(?P<name>.+?)\s+(?P<value>[+-]?\d+)$")
 
 
@@ -51,11 +53,11 @@ def parse_descriptors(text: str) -> dict[str, int]:
         if match is None:
             raise forms.ValidationError(f"'{item}': write a name then a value, like 'Brute 6'.")
         name, value = match["name"], int(match["value"])
-        if value not in rules.RANKS:
-            ladder = ", ".join(str(r) for r in rules.RANKS)
+        if value not in fivebyfive.RANKS:
+            ladder = ", ".join(str(r) for r in fivebyfive.RANKS)
             raise forms.ValidationError(f"{name}: {value} is not on the ladder ({ladder}).")
-        if len(name) > rules.NAME_MAX_LENGTH:
-            raise forms.ValidationError(f"Keep descriptor names to {rules.NAME_MAX_LENGTH} characters.")
+        if len(name) > fivebyfive.NAME_MAX_LENGTH:
+            raise forms.ValidationError(f"Keep descriptor names to {fivebyfive.NAME_MAX_LENGTH} characters.")
         if name.casefold() in (n.casefold() for n in descriptors):
             raise forms.ValidationError(f"'{name}' is listed twice.")
         descriptors[name] = value
@@ -115,11 +117,11 @@ class Use:
     @property
     def strength(self) -> int:
         """How good a roll it makes, to pick the best (no chance at all sorts last)."""
-        target = rules.shift(self.value, self.steps)
+        target = fivebyfive.shift(self.value, self.steps)
         return -99 if target is None else target
 
 
-UNTRAINED = Use(UNTRAINED_KEY, "Untrained", rules.UNTRAINED)
+UNTRAINED = Use(UNTRAINED_KEY, "Untrained", fivebyfive.UNTRAINED)
 
 
 def uses_of(combatant) -> list[Use]:
@@ -133,7 +135,7 @@ def uses_of(combatant) -> list[Use]:
                 str(row.pk),
                 row.name,
                 row.value,
-                rules.total_shift(advanced=row.advanced),
+                fivebyfive.total_shift(advanced=row.advanced),
                 row.exclusive_action,
             )
             for row in combatant.character.descriptors.all()
@@ -141,16 +143,16 @@ def uses_of(combatant) -> list[Use]:
     return named + [UNTRAINED]
 
 
-def serves(use: Use, action: rules.ExclusiveAction) -> bool:
+def serves(use: Use, action: fivebyfive.ExclusiveAction) -> bool:
     """Whether ``use`` may be rolled for ``action``: untied, or tied to this very action."""
     return use.exclusive in ("", action.value)
 
 
-def usable_uses(combatant, action: rules.ExclusiveAction) -> list[Use]:
+def usable_uses(combatant, action: fivebyfive.ExclusiveAction) -> list[Use]:
     return [u for u in uses_of(combatant) if serves(u, action)]
 
 
-def auto_use(combatant, action: rules.ExclusiveAction) -> Use:
+def auto_use(combatant, action: fivebyfive.ExclusiveAction) -> Use:
     """The descriptor a combatant rolls for ``action`` unless the GM picks another."""
     uses = uses_of(combatant)
     if combatant.character is not None:
@@ -158,7 +160,7 @@ def auto_use(combatant, action: rules.ExclusiveAction) -> Use:
     return max(uses, key=lambda u: u.strength)
 
 
-def pick_use(combatant, key: str, action: rules.ExclusiveAction) -> Use:
+def pick_use(combatant, key: str, action: fivebyfive.ExclusiveAction) -> Use:
     if not key:
         return auto_use(combatant, action)
     use = next((u for u in uses_of(combatant) if u.key == key), None)
@@ -172,7 +174,7 @@ def pick_use(combatant, key: str, action: rules.ExclusiveAction) -> Use:
     return use
 
 
-def use_choices(combatant, action: rules.ExclusiveAction) -> list[tuple[str, str]]:
+def use_choices(combatant, action: fivebyfive.ExclusiveAction) -> list[tuple[str, str]]:
     auto = auto_use(combatant, action)
     return [("", f"{auto.label} (auto)")] + [(u.key, u.label) for u in usable_uses(combatant, action)]
 
@@ -181,14 +183,14 @@ def aspect_steps(combatant, name: str) -> int:
     """The rank shift of the aspect ``name`` for this combatant (a quick NPC's aspects are Average)."""
     if combatant.character is None or not name:
         return 0
-    return int(rules.AspectRating(getattr(sheet_of(combatant), name)))
+    return int(fivebyfive.AspectRating(getattr(sheet_of(combatant), name)))
 
 
 def uses_aspects(encounter) -> bool:
     return bool((encounter.campaign.options or {}).get(OPTION_ASPECTS))
 
 
-def aspect_field(action: rules.ExclusiveAction, label: str) -> forms.ChoiceField:
+def aspect_field(action: fivebyfive.ExclusiveAction, label: str) -> forms.ChoiceField:
     return forms.ChoiceField(
         choices=ASPECT_CHOICES, required=False, initial=DEFAULT_ASPECT[action].value, label=label
     )
@@ -205,11 +207,11 @@ def hp_of(combatant) -> tuple[int, int]:
     if combatant.character is None:
         return combatant.stats["hp"], combatant.stats["hp_max"]
     sheet = sheet_of(combatant)
-    return sheet.hp, rules.hp_points(sheet.hp_rank)
+    return sheet.hp, fivebyfive.hp_points(sheet.hp_rank)
 
 
 def condition_of(combatant) -> str:
-    return rules.condition(hp_of(combatant)[0])
+    return fivebyfive.condition(hp_of(combatant)[0])
 
 
 def gear_of(combatant) -> tuple[int, int, bool, bool]:
@@ -224,10 +226,10 @@ def gear_of(combatant) -> tuple[int, int, bool, bool]:
 def dodges_of(combatant) -> tuple[int, int]:
     """(dodges used this round, dodges a round)."""
     _, _, shield, dagger = gear_of(combatant)
-    return combatant.state.get("dodges", 0), rules.dodges_per_round(shield=shield, offhand_dagger=dagger)
+    return combatant.state.get("dodges", 0), fivebyfive.dodges_per_round(shield=shield, offhand_dagger=dagger)
 
 
-def read_task(task: rules.TaskRoll) -> str:
+def read_task(task: fivebyfive.TaskRoll) -> str:
     """The faces of a 5x5 check as a player reads them."""
     if task.target is None:
         return "no chance after the shifts: nothing rolled"
@@ -235,17 +237,17 @@ def read_task(task: rules.TaskRoll) -> str:
     if task.trump:
         return f"{faces}: trump"
     if len(task.faces) == 2:
-        return f"{faces} = {task.faces[0] * task.faces[1]} vs {min(task.target, rules.MAX_TARGET)}"
+        return f"{faces} = {task.faces[0] * task.faces[1]} vs {min(task.target, fivebyfive.MAX_TARGET)}"
     return f"{faces}: a poor roll needs a trump"
 
 
-def task_dice(task: rules.TaskRoll) -> tuple[Die, ...]:
-    trump_face = rules.TOKEN_TRUMP_FACE if task.token_spent else rules.TRUMP_FACE
+def task_dice(task: fivebyfive.TaskRoll) -> tuple[Die, ...]:
+    trump_face = fivebyfive.TOKEN_TRUMP_FACE if task.token_spent else fivebyfive.TRUMP_FACE
     return tuple(Die(face, trump=face >= trump_face, sides=6) for face in task.faces)
 
 
 def chain_dice(faces, *, token: bool) -> tuple[Die, ...]:
-    trump_face = rules.TOKEN_TRUMP_FACE if token else rules.TRUMP_FACE
+    trump_face = fivebyfive.TOKEN_TRUMP_FACE if token else fivebyfive.TRUMP_FACE
     return tuple(Die(f, trump=f >= trump_face, exploded=f >= trump_face, sides=6) for f in faces)
 
 
@@ -284,7 +286,7 @@ class Changes:
             combatant.stats = {**combatant.stats, "hp": hp}
         else:
             self._touch(combatant, "hp", hp)
-        combatant.out = rules.condition(hp) != "healthy"
+        combatant.out = fivebyfive.condition(hp) != "healthy"
 
     def save(self, author, reasons: dict[int, str]) -> None:
         for character_pk, (combatant, fields) in self.sheets.items():
@@ -306,7 +308,7 @@ def tokens_said(who: str, *, spent: bool, earned: bool) -> list[str]:
 
 def condition_note(combatant, before: int, after: int) -> list[str]:
     notes = [f"{combatant.name}: HP {before} -> {after}"]
-    old, new = rules.condition(before), rules.condition(after)
+    old, new = fivebyfive.condition(before), fivebyfive.condition(after)
     if new != old:
         notes.append(f"{combatant.name} is {new}")
     return notes

@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 
 from campaigns.models import Visibility
 from campaigns.services import feed_entry_create
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import Outcome, Roller
 from sheets.contract import RollResult
 from sheets.selectors import roll_subjects
@@ -35,7 +35,7 @@ from .sheet import OPTION_ASPECTS, aspect_rating, system
 
 
 def wounded(sheet) -> bool:
-    return sheet.hp < rules.hp_points(sheet.hp_rank) and rules.condition(sheet.hp) != "dead"
+    return sheet.hp < fivebyfive.hp_points(sheet.hp_rank) and fivebyfive.condition(sheet.hp) != "dead"
 
 
 def healers(user, campaign) -> list[tuple[int, str]]:
@@ -58,7 +58,13 @@ class HealingForm(forms.Form):
 def healing_use(healer) -> Use:
     """The descriptor the healer rolls: its best tied to healing (advanced -2 counted), else untrained."""
     tied = [
-        Use(str(row.pk), row.name, row.value, rules.total_shift(advanced=row.advanced), row.exclusive_action)
+        Use(
+            str(row.pk),
+            row.name,
+            row.value,
+            fivebyfive.total_shift(advanced=row.advanced),
+            row.exclusive_action,
+        )
         for row in healer.descriptors.all()
         if row.exclusive_action == HEALING.value
     ]
@@ -93,21 +99,23 @@ def heal(*, patient, healer, spend: str, roller: Roller, author, seen_version: i
     words; a ValidationError (nothing changed) when the rules refuse it."""
     patient_sheet = FiveByFiveSheet.objects.select_for_update().get(character=patient)
     healer_sheet = patient_sheet if healer.pk == patient.pk else FiveByFiveSheet.objects.get(character=healer)
-    most = rules.hp_points(patient_sheet.hp_rank)
-    state = rules.condition(patient_sheet.hp)
+    most = fivebyfive.hp_points(patient_sheet.hp_rank)
+    state = fivebyfive.condition(patient_sheet.hp)
     if state == "dead":
         raise ValidationError(f"{patient.name} is dead: no healing check brings a character back.")
     if patient_sheet.hp >= most:
         raise ValidationError(
             f"{patient.name} is not wounded (HP {patient_sheet.hp} of {most}): nothing to heal."
         )
-    if rules.condition(healer_sheet.hp) != "healthy":
-        raise ValidationError(f"{healer.name} is {rules.condition(healer_sheet.hp)} and cannot heal anyone.")
+    if fivebyfive.condition(healer_sheet.hp) != "healthy":
+        raise ValidationError(
+            f"{healer.name} is {fivebyfive.condition(healer_sheet.hp)} and cannot heal anyone."
+        )
     if spend and not healer_sheet.doubles_token:
         raise ValidationError(f"{healer.name} holds no doubles token to spend.")
     use = healing_use(healer)
     aspect, aspect_shift = _aspect_steps(healer)
-    result = rules.roll_healing(
+    result = fivebyfive.roll_healing(
         roller,
         use.value,
         steps=use.steps + aspect_shift,
@@ -117,16 +125,16 @@ def heal(*, patient, healer, spend: str, roller: Roller, author, seen_version: i
     )
     check, before = result.check, patient_sheet.hp
     if result.healed:
-        after = rules.apply_healing(before, result.amount, max_hp=most)
+        after = fivebyfive.apply_healing(before, result.amount, max_hp=most)
     else:
-        after = rules.apply_damage(before, result.amount)
+        after = fivebyfive.apply_damage(before, result.amount)
     check_notes = [f"{healer.name} spends a doubles token"] if check.token_spent else []
     if check.token_earned:
         check_notes.append(f"{healer.name} earns a doubles token")
     die_notes = [f"{healer.name} spends a doubles token"] if result.heal_token_spent else []
     said = f"HP {before} -> {after}"
-    if rules.condition(after) != state:
-        said += f", {rules.condition(after)}"
+    if fivebyfive.condition(after) != state:
+        said += f", {fivebyfive.condition(after)}"
     verb = "heals" if result.healed else "harms"
     token_moves = healer_sheet.doubles_token != result.token_held
     # The new HP starts the dying clock again (docs/rules.md "The dying clock").
@@ -149,7 +157,7 @@ def heal(*, patient, healer, spend: str, roller: Roller, author, seen_version: i
             dice=task_dice(check),
             outcome=check.outcome,
             total=check.faces[0] * check.faces[1] if len(check.faces) == 2 else None,
-            chance=rules.chance(check.target, doubles_token=check.token_spent),
+            chance=fivebyfive.chance(check.target, doubles_token=check.token_spent),
             changes=tuple(check_notes),
             character=healer,
         ),

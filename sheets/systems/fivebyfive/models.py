@@ -1,12 +1,12 @@
 from django.db import models
 from django.db.models import Q
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 
-RANK_CHOICES = [(value, str(value)) for value in rules.RANKS]
+RANK_CHOICES = [(value, str(value)) for value in fivebyfive.RANKS]
 #: An aspect's rating is the rank shift it gives every action it governs (Optional Rule: Aspects).
-ASPECT_RATING_CHOICES = [(int(r), r.name.capitalize()) for r in rules.AspectRating]
-ASPECT_NAMES = tuple(a.value for a in rules.Aspect)
+ASPECT_RATING_CHOICES = [(int(r), r.name.capitalize()) for r in fivebyfive.AspectRating]
+ASPECT_NAMES = tuple(a.value for a in fivebyfive.Aspect)
 
 
 class FiveByFiveSheet(models.Model):
@@ -40,7 +40,7 @@ class FiveByFiveSheet(models.Model):
                 )
                 for name in ASPECT_NAMES
             ),
-            models.CheckConstraint(condition=Q(hp_rank__in=rules.RANKS), name="fbf_hp_rank_on_ladder"),
+            models.CheckConstraint(condition=Q(hp_rank__in=fivebyfive.RANKS), name="fbf_hp_rank_on_ladder"),
             models.CheckConstraint(condition=Q(armor_av__lte=0, armor_av__gte=-6), name="fbf_armor_av_range"),
             models.CheckConstraint(
                 condition=Q(weapon_db__gte=0, weapon_db__lte=10), name="fbf_weapon_db_range"
@@ -68,7 +68,7 @@ class FiveByFiveDescriptor(models.Model):
     class Meta:
         ordering = ["position", "pk"]
         constraints = [
-            models.CheckConstraint(condition=Q(value__in=rules.RANKS), name="fbf_descriptor_on_ladder"),
+            models.CheckConstraint(condition=Q(value__in=fivebyfive.RANKS), name="fbf_descriptor_on_ladder"),
             models.UniqueConstraint(fields=["character"], condition=Q(value=16), name="fbf_one_sixteen"),
             models.UniqueConstraint(fields=["character"], condition=Q(value=-5), name="fbf_one_poor"),
             models.UniqueConstraint(fields=["character", "name"], name="fbf_descriptor_names_unique"),

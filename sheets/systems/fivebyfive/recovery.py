@@ -6,7 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import RulesError
 from sheets.services import character_change
 
@@ -47,11 +47,11 @@ class RestForm(forms.Form):
 
 def dying_clock(sheet) -> dict[str, int] | None:
     """For a dying character: minutes to the next lost HP and to death, counting the minutes already run."""
-    next_loss = rules.minutes_to_next_loss(sheet.hp)
+    next_loss = fivebyfive.minutes_to_next_loss(sheet.hp)
     if next_loss is None:
         return None
     run = sheet.bled_minutes
-    return {"next_loss": next_loss - run, "death": rules.minutes_to_death(sheet.hp) - run}
+    return {"next_loss": next_loss - run, "death": fivebyfive.minutes_to_death(sheet.hp) - run}
 
 
 def time_passes(*, character, minutes: int, author, seen_version: int | None = None) -> str:
@@ -60,16 +60,18 @@ def time_passes(*, character, minutes: int, author, seen_version: int | None = N
         character=character, author=author, reason=f"{minutes} minutes pass", seen_version=seen_version
     ) as record:
         sheet = FiveByFiveSheet.objects.get(pk=character.fivebyfive.pk)  # read again under the version lock
-        if rules.condition(sheet.hp) != "dying":
+        if fivebyfive.condition(sheet.hp) != "dying":
             raise ValidationError(f"{character.name} is not dying (HP {sheet.hp}): time passing costs no HP.")
         before = sheet.hp
-        sheet.hp, run = rules.bleed(before, sheet.bled_minutes + minutes)
+        sheet.hp, run = fivebyfive.bleed(before, sheet.bled_minutes + minutes)
         sheet.bleed_minutes, sheet.bleed_hp = run, (sheet.hp if run else None)
         sheet.save(update_fields=["hp", "bleed_minutes", "bleed_hp"])
         if sheet.hp == before:
-            said = f"HP {before}, the next HP goes in {rules.minutes_to_next_loss(before) - run} minutes"
+            said = f"HP {before}, the next HP goes in {fivebyfive.minutes_to_next_loss(before) - run} minutes"
         else:
-            said = f"HP {before} -> {sheet.hp}" + (" (dead)" if rules.condition(sheet.hp) == "dead" else "")
+            said = f"HP {before} -> {sheet.hp}" + (
+                " (dead)" if fivebyfive.condition(sheet.hp) == "dead" else ""
+            )
         record["reason"] = f"{minutes} minutes pass: {said}"
     character.fivebyfive = sheet
     return said
@@ -83,7 +85,7 @@ def rest(*, character, days: int, author, seen_version: int | None = None) -> st
         sheet = FiveByFiveSheet.objects.get(pk=character.fivebyfive.pk)
         before = sheet.hp
         try:
-            sheet.hp = rules.natural_recovery(before, days, max_hp=rules.hp_points(sheet.hp_rank))
+            sheet.hp = fivebyfive.natural_recovery(before, days, max_hp=fivebyfive.hp_points(sheet.hp_rank))
         except RulesError as error:
             raise ValidationError(str(error)) from None
         sheet.save(update_fields=["hp"])

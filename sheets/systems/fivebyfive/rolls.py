@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import Bar, Die, RollButton, RollResult, rules_error_to_validation
 
@@ -20,7 +20,8 @@ def aspect_choices(sheet) -> list[tuple[str, str]]:
     """Which aspect an action is based on, each with the character's rating, for a roll's options."""
     labels = dict(RATING_CHOICES)
     return [("", "None named (no shift)")] + [
-        (a.value, f"{a.value.capitalize()}: {labels[str(getattr(sheet, a.value))]}") for a in rules.Aspect
+        (a.value, f"{a.value.capitalize()}: {labels[str(getattr(sheet, a.value))]}")
+        for a in fivebyfive.Aspect
     ]
 
 
@@ -62,11 +63,11 @@ class FiveByFiveRolls(FiveByFiveFields):
             data, sheet=character.fivebyfive, aspects=self._uses(character, OPTION_ASPECTS)
         )
 
-    def _aspect(self, character, options) -> tuple[str, rules.AspectRating]:
+    def _aspect(self, character, options) -> tuple[str, fivebyfive.AspectRating]:
         """(aspect named in the options, its rating); none named, or the rule off: Average."""
         name = options.get("aspect") or ""
         if not self._uses(character, OPTION_ASPECTS) or name not in ASPECT_NAMES:
-            return "", rules.AspectRating.AVERAGE
+            return "", fivebyfive.AspectRating.AVERAGE
         return name, aspect_rating(character.fivebyfive, name)
 
     @staticmethod
@@ -77,18 +78,18 @@ class FiveByFiveRolls(FiveByFiveFields):
 
     def _task_button(self, key, label, value, *, options, spend, asked, advanced=False, aspect=None, note=""):
         steps = options.get("shift") or 0
-        aspect_name, rating = aspect or ("", rules.AspectRating.AVERAGE)
-        target = rules.effective_value(value, steps=steps, advanced=advanced, aspect=rating)
-        odds = rules.outcome_odds(target, doubles_token=spend)
+        aspect_name, rating = aspect or ("", fivebyfive.AspectRating.AVERAGE)
+        target = fivebyfive.effective_value(value, steps=steps, advanced=advanced, aspect=rating)
+        odds = fivebyfive.outcome_odds(target, doubles_token=spend)
         details = [note] if note else []
         if target is None:
             details.append("no chance after the shifts")
-        elif target == rules.POOR:
+        elif target == fivebyfive.POOR:
             details.append("one die: only a trump succeeds")
-        elif target == rules.UNTRAINED:
+        elif target == fivebyfive.UNTRAINED:
             details.append("only a trump succeeds")
         else:
-            details.append(f"product {min(target, rules.MAX_TARGET)} or less")
+            details.append(f"product {min(target, fivebyfive.MAX_TARGET)} or less")
         if advanced:
             details.append("advanced -2")
         if rating:
@@ -128,7 +129,7 @@ class FiveByFiveRolls(FiveByFiveFields):
             self._task_button(
                 "untrained",
                 "Untrained 0",
-                rules.UNTRAINED,
+                fivebyfive.UNTRAINED,
                 options=options,
                 spend=spend,
                 asked=asked,
@@ -136,7 +137,7 @@ class FiveByFiveRolls(FiveByFiveFields):
                 note="anything not on the sheet",
             )
         )
-        mean = rules.mean_damage(db=sheet.weapon_db, av=0, doubles_token=spend)
+        mean = fivebyfive.mean_damage(db=sheet.weapon_db, av=0, doubles_token=spend)
         buttons.append(
             RollButton(
                 key="damage",
@@ -164,13 +165,13 @@ class FiveByFiveRolls(FiveByFiveFields):
                 raise KeyError(key) from None
             name, value, advanced = row.name, row.value, row.advanced
         elif key == "untrained":
-            name, value, advanced = "Untrained", rules.UNTRAINED, False
+            name, value, advanced = "Untrained", fivebyfive.UNTRAINED, False
         else:
             raise KeyError(key)
         steps = options.get("shift") or 0
         aspect_name, rating = self._aspect(character, options)
         try:
-            result = rules.roll_task(
+            result = fivebyfive.roll_task(
                 roller,
                 value,
                 steps=steps,
@@ -181,8 +182,8 @@ class FiveByFiveRolls(FiveByFiveFields):
             )
         except RulesError as error:
             raise rules_error_to_validation(error) from None
-        odds = rules.outcome_odds(result.target, doubles_token=spend)
-        trump_face = rules.TOKEN_TRUMP_FACE if spend else rules.TRUMP_FACE
+        odds = fivebyfive.outcome_odds(result.target, doubles_token=spend)
+        trump_face = fivebyfive.TOKEN_TRUMP_FACE if spend else fivebyfive.TRUMP_FACE
         dice = tuple(Die(face, trump=face >= trump_face, sides=6) for face in result.faces)
         changes = self._token_changes(
             sheet, spent=result.token_spent, earned=result.token_earned, held=result.token_held
@@ -212,14 +213,15 @@ class FiveByFiveRolls(FiveByFiveFields):
         )
 
     @staticmethod
-    def _task_summary(result: rules.TaskRoll) -> str:
+    def _task_summary(result: fivebyfive.TaskRoll) -> str:
         if result.target is None:
             return "No chance after the shifts: nothing rolled, failure"
         faces = " × ".join(str(f) for f in result.faces)
         if result.trump:
             read = f"{faces}: trump"
         elif len(result.faces) == 2:
-            read = f"{faces} = {result.faces[0] * result.faces[1]} vs {min(result.target, rules.MAX_TARGET)}"
+            target = min(result.target, fivebyfive.MAX_TARGET)
+            read = f"{faces} = {result.faces[0] * result.faces[1]} vs {target}"
         else:
             read = f"{faces}: a poor roll needs a trump"
         doubles = " · doubles!" if result.doubles else ""
@@ -241,10 +243,10 @@ class FiveByFiveRolls(FiveByFiveFields):
     def _roll_damage(self, character, options, roller, spend: bool):
         sheet = character.fivebyfive
         try:
-            result = rules.roll_damage(roller, db=sheet.weapon_db, av=0, doubles_token=spend)
+            result = fivebyfive.roll_damage(roller, db=sheet.weapon_db, av=0, doubles_token=spend)
         except RulesError as error:
             raise rules_error_to_validation(error) from None
-        trump_face = rules.TOKEN_TRUMP_FACE if spend else rules.TRUMP_FACE
+        trump_face = fivebyfive.TOKEN_TRUMP_FACE if spend else fivebyfive.TRUMP_FACE
         dice = tuple(
             Die(face, trump=face >= trump_face, exploded=face >= trump_face, sides=6) for face in result.faces
         )
@@ -252,7 +254,7 @@ class FiveByFiveRolls(FiveByFiveFields):
         # Damage chains never earn a token (no doubles in one die); they can only spend one.
         held = sheet.doubles_token and not spend
         changes = self._token_changes(sheet, spent=spend, earned=False, held=held)
-        bonus = rules.DAMAGE_TRUMP_BONUS * trumps
+        bonus = fivebyfive.DAMAGE_TRUMP_BONUS * trumps
         trump_note = f" + {bonus} ({trumps} trump{'s' if trumps > 1 else ''})" if trumps else ""
         summary = (
             f"{result.faces[-1]} + DB {sheet.weapon_db}{trump_note} = {result.damage} damage "

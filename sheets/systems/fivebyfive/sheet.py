@@ -17,7 +17,7 @@ export and import (transfer.py) and recovery (recovery.py) live beside this modu
 
 from __future__ import annotations
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 
 from .builder import FiveByFiveBuilder
 from .fields import OPTION_ADVANCED, OPTION_ASPECTS
@@ -74,14 +74,14 @@ class FiveByFiveSystem(FiveByFiveBuilder, FiveByFiveRolls, FiveByFiveTransfer, F
             "descriptors": descriptors,
             "hp_field": self.field(character, "hp"),
             "hp_rank_field": self.field(character, "hp_rank"),
-            "hp_max": rules.hp_points(sheet.hp_rank),
-            "condition": rules.condition(sheet.hp),
+            "hp_max": fivebyfive.hp_points(sheet.hp_rank),
+            "condition": fivebyfive.condition(sheet.hp),
             "token_field": self.field(character, "doubles_token"),
             # Rendered out of band after each roll and edit: the token and the spend option follow the sheet.
             "sheet_oob_template": "fivebyfive/sheet.html#oob",
             "xp_field": self.field(character, "xp"),
             "gear": [self.field(character, name) for name in ("weapon", "armor", "shield", "offhand_dagger")],
-            "dodges": rules.dodges_per_round(shield=sheet.shield, offhand_dagger=sheet.offhand_dagger),
+            "dodges": fivebyfive.dodges_per_round(shield=sheet.shield, offhand_dagger=sheet.offhand_dagger),
             "uses_aspects": bool(options.get(OPTION_ASPECTS)),
             "aspects": (
                 [self.field(character, f"aspect:{name}") for name in ASPECT_NAMES]
@@ -100,7 +100,7 @@ class FiveByFiveSystem(FiveByFiveBuilder, FiveByFiveRolls, FiveByFiveTransfer, F
     def party_summary(self, character):
         sheet = character.fivebyfive
         token = "token" if sheet.doubles_token else "no token"
-        return f"HP {sheet.hp}/{rules.hp_points(sheet.hp_rank)} · {token}"
+        return f"HP {sheet.hp}/{fivebyfive.hp_points(sheet.hp_rank)} · {token}"
 
 
 system = FiveByFiveSystem()

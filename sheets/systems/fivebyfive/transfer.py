@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 
 from .fields import DEFAULT_ORDER, EXCLUSIVE_CHOICES, HP_SLOT, SLOTS, FiveByFiveFields
 from .models import ASPECT_NAMES
@@ -41,23 +41,23 @@ class FiveByFiveTransfer(FiveByFiveFields):
     def play_problems(self, rows, campaign):
         sheet, descriptors = rows["fivebyfive"], rows["descriptors"]
         problems = []
-        most = rules.hp_points(sheet.hp_rank)
+        most = fivebyfive.hp_points(sheet.hp_rank)
         if sheet.hp > most:
             problems.append(f"HP ({sheet.hp}) is above the {most} its HP rank gives")
-        if sheet.hp < rules.DEAD_AT:
-            problems.append(f"HP ({sheet.hp}) is below {rules.DEAD_AT}, where a character is dead")
-        if not rules.MIN_AV <= sheet.armor_av <= 0:
-            problems.append(f"Armor AV ({sheet.armor_av}) must be from {rules.MIN_AV} to 0")
+        if sheet.hp < fivebyfive.DEAD_AT:
+            problems.append(f"HP ({sheet.hp}) is below {fivebyfive.DEAD_AT}, where a character is dead")
+        if not fivebyfive.MIN_AV <= sheet.armor_av <= 0:
+            problems.append(f"Armor AV ({sheet.armor_av}) must be from {fivebyfive.MIN_AV} to 0")
         if not 0 <= sheet.weapon_db <= 10:
             problems.append(f"Weapon DB ({sheet.weapon_db}) must be from 0 to 10")
         actions = {action for action, _ in EXCLUSIVE_CHOICES}
         for row in descriptors:
-            cap = rules.ADVANCED_CAP if row.advanced else rules.BASIC_CAP
+            cap = fivebyfive.ADVANCED_CAP if row.advanced else fivebyfive.BASIC_CAP
             if row.value > cap:
                 problems.append(f"Descriptor {row.name}: {row.value} is above the cap of {cap}")
             if row.exclusive_action not in actions:
                 problems.append(f"Descriptor {row.name}: {row.exclusive_action!r} is not an exclusive action")
-        for value, what in ((rules.BASIC_CAP, "at 16"), (rules.POOR, "at -5 (poor)")):
+        for value, what in ((fivebyfive.BASIC_CAP, "at 16"), (fivebyfive.POOR, "at -5 (poor)")):
             count = sum(row.value == value for row in descriptors)
             if count > 1:
                 problems.append(f"Only one descriptor may stand {what}; the file has {count}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from rules import fivebyfive as rules
+from rules import fivebyfive
 from rules.dice import RulesError
 from sheets.contract import XpOffer
 from sheets.services import character_change
@@ -30,10 +30,10 @@ class FiveByFiveXp(FiveByFiveFields):
     @staticmethod
     def _raise_cost(value: int, *, advanced: bool = False) -> str:
         """What the next rank costs in XP, or why there is none."""
-        if value == rules.POOR:
-            return f"poor: trade it for {rules.POOR_SWAP_COST} XP"
+        if value == fivebyfive.POOR:
+            return f"poor: trade it for {fivebyfive.POOR_SWAP_COST} XP"
         try:
-            return f"next rank: {rules.improvement_cost(value, advanced=advanced)} XP"
+            return f"next rank: {fivebyfive.improvement_cost(value, advanced=advanced)} XP"
         except RulesError:
             return "at the top"
 
@@ -54,21 +54,21 @@ class FiveByFiveXp(FiveByFiveFields):
         sheet = character.fivebyfive
         rows = self._rows(character)
         entries = [(str(row.pk), row.name, row.value, row.advanced) for row in rows]
-        entries.append((HP_SLOT, rules.HP_NAME, sheet.hp_rank, False))
+        entries.append((HP_SLOT, fivebyfive.HP_NAME, sheet.hp_rank, False))
         offers = []
         for ident, name, value, advanced in entries:
-            shown = rules.hp_points(value) if ident == HP_SLOT else value
+            shown = fivebyfive.hp_points(value) if ident == HP_SLOT else value
             try:
-                cost = rules.improvement_cost(value, advanced=advanced)
+                cost = fivebyfive.improvement_cost(value, advanced=advanced)
             except RulesError:
-                why = "poor: trade it instead" if value == rules.POOR else "at the top"
+                why = "poor: trade it instead" if value == fivebyfive.POOR else "at the top"
                 offers.append(XpOffer(f"raise:{ident}", f"{name} {shown} ({why})", None, str(value)))
                 continue
-            after = rules.hp_points(cost) if ident == HP_SLOT else cost
+            after = fivebyfive.hp_points(cost) if ident == HP_SLOT else cost
             offers.append(
                 XpOffer(f"raise:{ident}", f"{name} {shown} → {after} ({cost} XP)", cost, str(value))
             )
-        new = rules.NEW_DESCRIPTOR_COST
+        new = fivebyfive.NEW_DESCRIPTOR_COST
         # The count seen makes a second click (or another tab) a refusal, not a second new descriptor.
         for action, text in [("", "")] + [(a, f" for {a}") for a, _ in EXCLUSIVE_CHOICES if a]:
             key = f"add:{action}" if action else "add"
@@ -78,9 +78,9 @@ class FiveByFiveXp(FiveByFiveFields):
         if poor_ident:
             label = (
                 f"Trade {poor_name} -5 for the weakness named below "
-                f"({rules.POOR_SWAP_COST} XP, with the GM's approval)"
+                f"({fivebyfive.POOR_SWAP_COST} XP, with the GM's approval)"
             )
-            offers.append(XpOffer("trade", label, rules.POOR_SWAP_COST, poor_ident, needs_name=True))
+            offers.append(XpOffer("trade", label, fivebyfive.POOR_SWAP_COST, poor_ident, needs_name=True))
         return offers
 
     @staticmethod
@@ -91,15 +91,15 @@ class FiveByFiveXp(FiveByFiveFields):
     @staticmethod
     def _poor(rows, sheet) -> tuple[str, str]:
         """(slot key, name) of the poor descriptor; HP may be it. Blank when there is none to trade."""
-        if sheet.hp_rank == rules.POOR:
-            return HP_SLOT, rules.HP_NAME
-        row = next((r for r in rows if r.value == rules.POOR), None)
+        if sheet.hp_rank == fivebyfive.POOR:
+            return HP_SLOT, fivebyfive.HP_NAME
+        row = next((r for r in rows if r.value == fivebyfive.POOR), None)
         return (str(row.pk), row.name) if row else ("", "")
 
     @staticmethod
-    def _rules_descriptors(rows, sheet) -> list[rules.Descriptor]:
-        return [rules.Descriptor(row.name, row.value, row.advanced, None) for row in rows] + [
-            rules.Descriptor(rules.HP_NAME, sheet.hp_rank)
+    def _rules_descriptors(rows, sheet) -> list[fivebyfive.Descriptor]:
+        return [fivebyfive.Descriptor(row.name, row.value, row.advanced, None) for row in rows] + [
+            fivebyfive.Descriptor(fivebyfive.HP_NAME, sheet.hp_rank)
         ]
 
     def xp_spend(self, *, character, key, expected, name="", author):
@@ -120,7 +120,7 @@ class FiveByFiveXp(FiveByFiveFields):
     def _xp_raise(self, character, ident, expected, author) -> int:
         sheet = character.fivebyfive
         if ident == HP_SLOT:
-            name = rules.HP_NAME
+            name = fivebyfive.HP_NAME
         else:
             try:
                 name = self._descriptor(character, ident).name
@@ -135,23 +135,23 @@ class FiveByFiveXp(FiveByFiveFields):
             row = next((r for r in rows if str(r.pk) == ident), None)
             current = sheet.hp_rank if ident == HP_SLOT else row.value
             if str(current) != expected:
-                shown = rules.hp_points(current) if ident == HP_SLOT else current
+                shown = fivebyfive.hp_points(current) if ident == HP_SLOT else current
                 raise ValidationError(f"{name} is {shown} now, not what you saw; look again before spending.")
             try:
-                advancement = rules.improve(self._rules_descriptors(rows, sheet), name, xp=sheet.xp)
+                advancement = fivebyfive.improve(self._rules_descriptors(rows, sheet), name, xp=sheet.xp)
             except RulesError as error:
                 raise ValidationError(f"{name} cannot be raised: {error}") from None
             raised = next(d for d in advancement.descriptors if d.name == name)
             if ident == HP_SLOT:
                 # The new hit points come unhurt: current HP rises with the maximum.
-                sheet.hp += rules.hp_points(raised.value) - rules.hp_points(sheet.hp_rank)
+                sheet.hp += fivebyfive.hp_points(raised.value) - fivebyfive.hp_points(sheet.hp_rank)
                 sheet.hp_rank = raised.value
             else:
                 row.value = raised.value
                 row.save(update_fields=["value"])
             sheet.xp -= advancement.cost
             sheet.save(update_fields=["xp", "hp", "hp_rank"])
-            shown = rules.hp_points(raised.value) if ident == HP_SLOT else raised.value
+            shown = fivebyfive.hp_points(raised.value) if ident == HP_SLOT else raised.value
             record["reason"] = f"Spent {advancement.cost} XP: {name} raised to {shown}"
         return advancement.cost
 
@@ -160,7 +160,7 @@ class FiveByFiveXp(FiveByFiveFields):
         name = " ".join((name or "").split())
         if not name:
             raise ValidationError(f"Type the name of the {what} in Name, then spend.")
-        if name.casefold() in (rules.HP_NAME.casefold(), "hit points"):
+        if name.casefold() in (fivebyfive.HP_NAME.casefold(), "hit points"):
             raise ValidationError("HP is already on every sheet; name something else.")
         return name
 
@@ -175,9 +175,9 @@ class FiveByFiveXp(FiveByFiveFields):
             taken = next((r.name for r in rows if r.name.casefold() == name.casefold()), None)
             if taken:
                 raise ValidationError(f"'{taken}' is already on this sheet; name something new.")
-            exclusive = rules.ExclusiveAction(action) if action else None
+            exclusive = fivebyfive.ExclusiveAction(action) if action else None
             try:
-                advancement = rules.add_descriptor(
+                advancement = fivebyfive.add_descriptor(
                     self._rules_descriptors(rows, sheet), name, exclusive=exclusive, xp=sheet.xp
                 )
             except RulesError as error:
@@ -185,7 +185,7 @@ class FiveByFiveXp(FiveByFiveFields):
             FiveByFiveDescriptor.objects.create(
                 character=character,
                 name=name,
-                value=rules.NEW_DESCRIPTOR_COST,
+                value=fivebyfive.NEW_DESCRIPTOR_COST,
                 # After everything ranked at creation (HP took one of the six places).
                 position=max([r.position for r in rows] + [len(DEFAULT_ORDER) - 1]) + 1,
                 exclusive_action=action,
@@ -193,7 +193,7 @@ class FiveByFiveXp(FiveByFiveFields):
             sheet.xp -= advancement.cost
             sheet.save(update_fields=["xp"])
             record["reason"] = (
-                f"Spent {advancement.cost} XP: new descriptor {name} {rules.NEW_DESCRIPTOR_COST}"
+                f"Spent {advancement.cost} XP: new descriptor {name} {fivebyfive.NEW_DESCRIPTOR_COST}"
             )
         return advancement.cost
 
@@ -211,17 +211,17 @@ class FiveByFiveXp(FiveByFiveFields):
                     "Your poor descriptor changed since you looked; look again before spending."
                 )
             try:
-                advancement = rules.swap_poor(self._rules_descriptors(rows, sheet), name, xp=sheet.xp)
+                advancement = fivebyfive.swap_poor(self._rules_descriptors(rows, sheet), name, xp=sheet.xp)
             except RulesError as error:
                 raise ValidationError(f"{old} cannot be traded: {error}") from None
             if ident == HP_SLOT:
                 # HP leaves the poor rank for untrained (10 HP, the new points unhurt); the weakness is new.
-                sheet.hp += rules.hp_points(rules.UNTRAINED) - rules.hp_points(sheet.hp_rank)
-                sheet.hp_rank = rules.UNTRAINED
+                sheet.hp += fivebyfive.hp_points(fivebyfive.UNTRAINED) - fivebyfive.hp_points(sheet.hp_rank)
+                sheet.hp_rank = fivebyfive.UNTRAINED
                 FiveByFiveDescriptor.objects.create(
                     character=character,
                     name=name,
-                    value=rules.POOR,
+                    value=fivebyfive.POOR,
                     position=max([r.position for r in rows] + [len(DEFAULT_ORDER) - 1]) + 1,
                 )
             else:

@@ -9,7 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
-from rules import freefall as rules
+from rules import freefall
 from sheets.contract import SheetSystem, rules_error_to_validation
 
 from .fields import ATTRIBUTES
@@ -23,7 +23,7 @@ MAX_PROGRAMS = 10
 SMALL_NUMBER = {"class": "form-control-sm", "inputmode": "numeric"}
 
 
-def _number(label: str, *, high: int = rules.ATTRIBUTE_MAX) -> WholeNumberField:
+def _number(label: str, *, high: int = freefall.ATTRIBUTE_MAX) -> WholeNumberField:
     return WholeNumberField(
         label=label, min_value=0, max_value=high, required=False, widget=forms.NumberInput(attrs=SMALL_NUMBER)
     )
@@ -31,13 +31,13 @@ def _number(label: str, *, high: int = rules.ATTRIBUTE_MAX) -> WholeNumberField:
 
 class GearRowForm(forms.Form):
     name = forms.CharField(
-        max_length=rules.NAME_MAX,
+        max_length=freefall.NAME_MAX,
         required=False,
         label="Item",
         widget=forms.TextInput(attrs={"class": "form-control-sm"}),
     )
     binds = forms.ChoiceField(
-        choices=[("", "Nothing")] + [(a.value, a.label) for a in rules.Attribute],
+        choices=[("", "Nothing")] + [(a.value, a.label) for a in freefall.Attribute],
         required=False,
         label="Binds",
         widget=forms.Select(attrs={"class": "form-select-sm"}),
@@ -50,7 +50,7 @@ class GearRowForm(forms.Form):
     piercing = forms.BooleanField(required=False, label="Piercing")
     hardened = forms.BooleanField(required=False, label="Hardened")
     attached_to = forms.CharField(
-        max_length=rules.NAME_MAX,
+        max_length=freefall.NAME_MAX,
         required=False,
         label="Attached to",
         widget=forms.TextInput(attrs={"class": "form-control-sm", "placeholder": "a Load Bearing item"}),
@@ -83,9 +83,9 @@ class GearRowForm(forms.Form):
             data["binds"] = ""
         return data
 
-    def to_gear(self) -> rules.Gear:
+    def to_gear(self) -> freefall.Gear:
         data = self.cleaned_data
-        return rules.Gear(
+        return freefall.Gear(
             name=data["name"],
             binding=data["binding"],
             binds=data["binds"] or None,
@@ -101,7 +101,7 @@ class GearRowForm(forms.Form):
 
 class ProgramRowForm(forms.Form):
     name = forms.CharField(
-        max_length=rules.NAME_MAX,
+        max_length=freefall.NAME_MAX,
         required=False,
         label="Program",
         widget=forms.TextInput(attrs={"class": "form-control-sm"}),
@@ -110,7 +110,7 @@ class ProgramRowForm(forms.Form):
         choices=[("", "-")]
         + [
             (t.value, f"{t.label} (binds double)" if t.binding_multiplier > 1 else t.label)
-            for t in rules.ProgramType
+            for t in freefall.ProgramType
         ],
         required=False,
         label="Type",
@@ -118,7 +118,7 @@ class ProgramRowForm(forms.Form):
     )
     tier = forms.ChoiceField(
         choices=[("", "-")]
-        + [(t.value, f"{t.label} (+{t.bonus}, binds MIND {t.binding})") for t in rules.ProgramTier],
+        + [(t.value, f"{t.label} (+{t.bonus}, binds MIND {t.binding})") for t in freefall.ProgramTier],
         required=False,
         label="Tier",
         widget=forms.Select(attrs={"class": "form-select-sm"}),
@@ -141,9 +141,9 @@ class ProgramRowForm(forms.Form):
             self.add_error("tier", f"Choose {name}'s tier.")
         return data
 
-    def to_program(self) -> rules.Program:
+    def to_program(self) -> freefall.Program:
         data = self.cleaned_data
-        return rules.Program(name=data["name"], type=data["type"], tier=data["tier"])
+        return freefall.Program(name=data["name"], type=data["type"], tier=data["tier"])
 
 
 def _key(name: str) -> str:
@@ -264,11 +264,11 @@ def formset_errors(form: forms.Form, key: str, formset, what: str) -> bool:
     return True
 
 
-def _attribute_field(attribute: rules.Attribute) -> WholeNumberField:
+def _attribute_field(attribute: freefall.Attribute) -> WholeNumberField:
     return WholeNumberField(
         label=attribute.label,
-        min_value=rules.ATTRIBUTE_MIN,
-        max_value=rules.ATTRIBUTE_MAX,
+        min_value=freefall.ATTRIBUTE_MIN,
+        max_value=freefall.ATTRIBUTE_MAX,
         initial=4,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
@@ -277,16 +277,16 @@ def _attribute_field(attribute: rules.Attribute) -> WholeNumberField:
 class FreeFallBuilderForm(forms.Form):
     name = forms.CharField(max_length=80)
     character_class = forms.CharField(
-        max_length=rules.NAME_MAX, label="Class", help_text="Your operator's line of work, in a few words."
+        max_length=freefall.NAME_MAX, label="Class", help_text="Your operator's line of work, in a few words."
     )
     specialty = forms.CharField(
-        max_length=rules.NAME_MAX,
+        max_length=freefall.NAME_MAX,
         help_text="The talent your class brings, e.g. Infiltration. It lets you roll a specialized action "
         "without gear.",
     )
-    body = _attribute_field(rules.Attribute.BODY)
-    mind = _attribute_field(rules.Attribute.MIND)
-    ghost = _attribute_field(rules.Attribute.GHOST)
+    body = _attribute_field(freefall.Attribute.BODY)
+    mind = _attribute_field(freefall.Attribute.MIND)
+    ghost = _attribute_field(freefall.Attribute.GHOST)
     notes = forms.CharField(
         required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}), label="Background"
     )
@@ -320,14 +320,14 @@ class FreeFallBuilderForm(forms.Form):
         gear_rows = [f for f in self.gear_formset.forms if not f.cleaned_data.get("empty", True)]
         program_rows = [f for f in self.program_formset.forms if not f.cleaned_data.get("empty", True)]
         try:
-            data["build"] = rules.validate_build(
+            data["build"] = freefall.validate_build(
                 permanent={a: data[a] for a in ATTRIBUTES},
                 character_class=data["character_class"],
                 specialty=data["specialty"],
                 gear=[row.to_gear() for row in gear_rows],
                 programs=[row.to_program() for row in program_rows],
             )
-        except rules.FreeFallError as error:
+        except freefall.FreeFallError as error:
             if error.field in ("gear", "programs"):
                 self._errors[error.field] = self.error_class([str(error)])
             else:
@@ -380,15 +380,15 @@ class FreeFallBuilder(SheetSystem):
     """Character creation: the builder form, the rows it creates, the demo characters."""
 
     # Reference tables the builder shows beside the form.
-    attributes = tuple(rules.Attribute)
-    tiers = tuple(rules.ProgramTier)
-    gear_tags = tuple(rules.GEAR_TAGS.values())
+    attributes = tuple(freefall.Attribute)
+    tiers = tuple(freefall.ProgramTier)
+    gear_tags = tuple(freefall.GEAR_TAGS.values())
 
     def builder_form(self, *, campaign, data=None, trusted=False):
         return FreeFallBuilderForm(data)
 
     def create(self, *, character, cleaned_data):
-        build: rules.Build = cleaned_data["build"]
+        build: freefall.Build = cleaned_data["build"]
         FreeFallSheet.objects.create(
             character=character,
             character_class=build.character_class,

@@ -50,7 +50,7 @@ By concern: ``fighters.py`` (what a combatant has, the forms), ``declaring.py`` 
 
 from __future__ import annotations
 
-from rules import freefall as rules
+from rules import freefall
 from sheets.combat import Action, CombatRules, RollResult, for_players, is_npc
 from sheets.services import character_change
 
@@ -81,13 +81,13 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
     start_form_class = FreeFallStartForm
 
     def npc_stats(self, cleaned_data):
-        attributes = {a.value: cleaned_data[a.value] for a in rules.Attribute}
+        attributes = {a.value: cleaned_data[a.value] for a in freefall.Attribute}
         return {
             **attributes,
             "max": attributes,
             "av": cleaned_data["av"],
             "dv": cleaned_data["dv"],
-            "harm": track_json(rules.HarmTrack()),
+            "harm": track_json(freefall.HarmTrack()),
         }
 
     # ----- the round -------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
         if pending:
             harm = pending[0]
             what = f"{harm['kind']} harm ({harm['remaining']} level{'s' if harm['remaining'] != 1 else ''})"
-            if harm["stage"] == rules.Stage.MITIGATE:
+            if harm["stage"] == freefall.Stage.MITIGATE:
                 current = resources_of(actor)[1]
                 return [
                     Action(
@@ -271,20 +271,20 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
     def chance(self, encounter, actor, action, target, data):
         """A declaration priced as it will roll (its dice against its TN), or the declared roll due now."""
         if action in ("attack", "task", "hack"):
-            tn = rules.Difficulty(data["difficulty"]).tn
+            tn = freefall.Difficulty(data["difficulty"]).tn
             if action == "hack":
                 programs = programs_of(actor.character)
                 program = next((p for p in programs if p.name == data.get("program")), None)
-                return rules.hack_odds(data["dice"], tn, program=program).at_least_success
-            return rules.odds(data["dice"], tn).at_least_success
+                return freefall.hack_odds(data["dice"], tn, program=program).at_least_success
+            return freefall.odds(data["dice"], tn).at_least_success
         if action != "roll":
             return None
         item = encounter.state["queue"][encounter.turn - encounter.state["seats"]]
         if item.get("hack"):
             row = actor.character.ff_programs.filter(name=item["program"]).first()
             program = _engine_program(row) if row is not None and not row.compromised else None
-            return rules.hack_odds(item["dice"], item["tn"], program=program).at_least_success
-        return rules.odds(item["dice"], item["tn"]).at_least_success
+            return freefall.hack_odds(item["dice"], item["tn"], program=program).at_least_success
+        return freefall.odds(item["dice"], item["tn"]).at_least_success
 
     def _roll(self, encounter, actor, target, roller, author):
         queue = encounter.state["queue"]
@@ -303,7 +303,7 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
                 and not self.is_out(present[queue[i]["by"]])
             ] or [step]
             for i in group:
-                queue[i]["faces"] = roller.dice(queue[i]["dice"], rules.DIE)
+                queue[i]["faces"] = roller.dice(queue[i]["dice"], freefall.DIE)
             if len(group) > 1:
                 lines.append(self._settle_clash(queue, step, group))
         item = queue[step]
@@ -311,8 +311,8 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
         attacker, victim = by[item["by"]], by.get(item["target"]) if item["target"] is not None else None
         if item.get("hack"):
             return lines + self._hack(item, attacker, author)
-        result = rules.check(item["faces"], item["tn"])
-        odds = rules.odds(item["dice"], item["tn"])
+        result = freefall.check(item["faces"], item["tn"])
+        odds = freefall.odds(item["dice"], item["tn"])
         notes = [n for n, on in (("natural 20", result.crit), ("complication", result.complication)) if on]
         changes = []
         shown = list(changes)
@@ -355,9 +355,9 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
                 )
             ]
         program = _engine_program(row) if row is not None else None
-        hacked = rules.hack(item["faces"], item["tn"], program=program)
+        hacked = freefall.hack(item["faces"], item["tn"], program=program)
         result = hacked.check
-        odds = rules.hack_odds(item["dice"], item["tn"], program=program)
+        odds = freefall.hack_odds(item["dice"], item["tn"], program=program)
         changes = []
         if hacked.compromised:
             with character_change(
@@ -390,14 +390,14 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
     def _settle_clash(queue, step, group) -> RollResult:
         # resolution_order wants declaration order; the queue is already reversed.
         turns = [
-            rules.Turn(
+            freefall.Turn(
                 str(i),
                 highest=max(queue[i]["faces"]) if i in group else None,
                 clash="clash" if i in group else None,
             )
             for i in reversed(range(step, len(queue)))
         ]
-        queue[step:] = [queue[int(t.label)] for t in rules.resolution_order(turns)]
+        queue[step:] = [queue[int(t.label)] for t in freefall.resolution_order(turns)]
         order = [row for row in queue[step:] if row["clash"] == queue[step]["clash"] and row["faces"]]
         return RollResult(
             label="Clash",
@@ -414,11 +414,13 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
             return "out" if combatant.out else ("hurt" if track.filled else "")
         if combatant.character is None:
             stats = combatant.stats
-            attributes = " ".join(f"{a.label} {current[a]}/{stats['max'][a.value]}" for a in rules.Attribute)
+            attributes = " ".join(
+                f"{a.label} {current[a]}/{stats['max'][a.value]}" for a in freefall.Attribute
+            )
             text = f"Pool {track.pool} · harm {slots_text(track)} · {attributes} · AV {av} · DV {stats['dv']}"
         else:
             maximum = sheet_system.state(combatant.character).current_max
-            attributes = " ".join(f"{a.label} {current[a]}/{maximum[a]}" for a in rules.Attribute)
+            attributes = " ".join(f"{a.label} {current[a]}/{maximum[a]}" for a in freefall.Attribute)
             text = f"Pool {track.pool} · harm {slots_text(track)} · {attributes} · AV {av}"
         if state.get("declaring"):
             text += " · declaring: " + "; ".join(row_text(r) for r in state["declaring"])

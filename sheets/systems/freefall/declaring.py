@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import freefall as rules
+from rules import freefall
 from sheets.combat import Action, EncounterError, RollResult, for_players, is_npc
 from sheets.services import character_change
 
@@ -74,7 +74,7 @@ class Declarations:
 
     def _add(self, actor, action, target, data):
         cleaned = data
-        difficulty = rules.Difficulty(cleaned["difficulty"])
+        difficulty = freefall.Difficulty(cleaned["difficulty"])
         row = {
             "by": actor.pk,
             "name": cleaned["name"].strip() or "Action",
@@ -97,7 +97,7 @@ class Declarations:
         return []
 
     def _add_hack(self, actor, data):
-        difficulty = rules.Difficulty(data["difficulty"])
+        difficulty = freefall.Difficulty(data["difficulty"])
         program = next((p for p in programs_of(actor.character) if p.name == data.get("program")), None)
         row = {
             "by": actor.pk,
@@ -126,12 +126,12 @@ class Declarations:
             return {"dv": UNARMED_DV, "piercing": False, "high_impact": False}
         return {"dv": weapon.dv, "piercing": weapon.piercing, "high_impact": weapon.high_impact}
 
-    def _validate(self, actor, rows) -> rules.Declaration:
+    def _validate(self, actor, rows) -> freefall.Declaration:
         track, current, gear, _ = resources_of(actor)
         if actor.character is None:
-            plain = [rules.Action(r["name"], r["dice"], specialized=False) for r in rows]
-            return rules.validate_declaration(plain, pool=track.pool)
-        return rules.validate_declaration(
+            plain = [freefall.Action(r["name"], r["dice"], specialized=False) for r in rows]
+            return freefall.validate_declaration(plain, pool=track.pool)
+        return freefall.validate_declaration(
             [engine_action(r) for r in rows],
             pool=track.pool,
             current=current,
@@ -146,12 +146,12 @@ class Declarations:
             raise EncounterError("Declare at least one action first, or pass with Next turn.")
         declaration = self._validate(actor, rows)
         changes = []
-        if actor.character is not None and any(declaration.spent[a] for a in rules.Attribute):
+        if actor.character is not None and any(declaration.spent[a] for a in freefall.Attribute):
             sheet = actor.character.freefall
             with character_change(
                 character=actor.character, author=author, reason="Attribute spent to force"
             ):
-                for a in rules.Attribute:
+                for a in freefall.Attribute:
                     if declaration.spent[a]:
                         setattr(
                             sheet,
@@ -161,11 +161,11 @@ class Declarations:
                         changes.append(
                             f"{actor.name} spends {declaration.spent[a]} {a.label} to force an action"
                         )
-                sheet.save(update_fields=[f"{a.value}_spent" for a in rules.Attribute])
+                sheet.save(update_fields=[f"{a.value}_spent" for a in freefall.Attribute])
         for kind in declaration.harm:
             encounter.state["pending_harm"].append(
                 self._pending(
-                    actor, kind=kind.value, levels=1, stage=rules.Stage.RESOLVE, source="pushing limits"
+                    actor, kind=kind.value, levels=1, stage=freefall.Stage.RESOLVE, source="pushing limits"
                 )
             )
             changes.append(f"{actor.name} takes 1 level of {kind.value} harm to push limits")

@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 
 from campaigns.forms import WholeNumberField
-from rules import freefall as rules
+from rules import freefall
 
 from .sheet import CONDITION_TO_ENGINE, _engine_program
 from .sheet import system as sheet_system
@@ -22,31 +22,31 @@ DECLARE, RESOLVE = "declare", "resolve"
 UNARMED_DV = 1
 CONDITION_TO_MODEL = {engine: model for model, engine in CONDITION_TO_ENGINE.items()}
 # Short labels: the GM's action forms put four fields in a row.
-DIFFICULTY_CHOICES = [(d.value, f"{d.tn} {d.label}") for d in rules.Difficulty]
-KIND_CHOICES = [(k.value, k.value.title()) for k in rules.HarmKind]
+DIFFICULTY_CHOICES = [(d.value, f"{d.tn} {d.label}") for d in freefall.Difficulty]
+KIND_CHOICES = [(k.value, k.value.title()) for k in freefall.HarmKind]
 PLAIN = "plain"
 PREREQUISITE_CHOICES = (
     [("gear", "Gear"), ("specialty", "Specialty")]
-    + [(f"spend:{a.value}", f"Spend {a.label}") for a in rules.Attribute]
-    + [(f"harm:{k.value}", f"Take {k.value} harm") for k in rules.HarmKind]
+    + [(f"spend:{a.value}", f"Spend {a.label}") for a in freefall.Attribute]
+    + [(f"harm:{k.value}", f"Take {k.value} harm") for k in freefall.HarmKind]
 )
 RESOLVE_CHOICES = [
-    (rules.Resolve.TEMP.value, "Temporary harm"),
-    (rules.Resolve.PERM.value, "Make a temporary harm permanent"),
-    (rules.Resolve.BREAK_GEAR.value, "Break bound gear"),
+    (freefall.Resolve.TEMP.value, "Temporary harm"),
+    (freefall.Resolve.PERM.value, "Make a temporary harm permanent"),
+    (freefall.Resolve.BREAK_GEAR.value, "Break bound gear"),
 ]
-SLOT_CHOICES = [("", "First that fits")] + [(str(i), f"Slot {i}") for i in range(1, rules.HARM_SLOTS + 1)]
+SLOT_CHOICES = [("", "First that fits")] + [(str(i), f"Slot {i}") for i in range(1, freefall.HARM_SLOTS + 1)]
 
 
 class FreeFallNpcForm(forms.Form):
-    body = WholeNumberField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=3, label="BODY")
-    mind = WholeNumberField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=2, label="MIND")
-    ghost = WholeNumberField(min_value=0, max_value=rules.ATTRIBUTE_MAX, initial=2, label="GHOST")
+    body = WholeNumberField(min_value=0, max_value=freefall.ATTRIBUTE_MAX, initial=3, label="BODY")
+    mind = WholeNumberField(min_value=0, max_value=freefall.ATTRIBUTE_MAX, initial=2, label="MIND")
+    ghost = WholeNumberField(min_value=0, max_value=freefall.ATTRIBUTE_MAX, initial=2, label="GHOST")
     av = WholeNumberField(min_value=0, max_value=10, initial=0, label="Armor AV")
     dv = WholeNumberField(min_value=0, max_value=10, initial=2, label="Weapon DV")
 
 
-def mitigate_form(current: rules.Attributes, levels: int) -> type[forms.Form]:
+def mitigate_form(current: freefall.Attributes, levels: int) -> type[forms.Form]:
     """One number per attribute: any current attribute pays for mitigation (docs/rules.md, l.73)."""
     fields = {
         a.value: WholeNumberField(
@@ -56,7 +56,7 @@ def mitigate_form(current: rules.Attributes, levels: int) -> type[forms.Form]:
             required=False,
             label=f"{a.label} ({current[a]} left)",
         )
-        for a in rules.Attribute
+        for a in freefall.Attribute
     }
     return type("FreeFallMitigateForm", (forms.Form,), fields)
 
@@ -70,25 +70,25 @@ def declaration_seats(encounter, combatants) -> int:
 # ----- what a combatant has to work with -----------------------------------------------------------
 
 
-def npc_track(stats: dict[str, Any]) -> rules.HarmTrack:
-    return rules.HarmTrack(tuple(rules.HarmSlot(state, kind) for state, kind in stats["harm"]))
+def npc_track(stats: dict[str, Any]) -> freefall.HarmTrack:
+    return freefall.HarmTrack(tuple(freefall.HarmSlot(state, kind) for state, kind in stats["harm"]))
 
 
-def track_json(track: rules.HarmTrack) -> list[list[str | None]]:
+def track_json(track: freefall.HarmTrack) -> list[list[str | None]]:
     return [[s.state.value, s.kind.value if s.kind else None] for s in track.slots]
 
 
-def resources_of(combatant) -> tuple[rules.HarmTrack, rules.Attributes, tuple[rules.Gear, ...], int]:
+def resources_of(combatant) -> tuple[freefall.HarmTrack, freefall.Attributes, tuple[freefall.Gear, ...], int]:
     """Harm track, current attributes, gear and armor, from the sheet or the quick NPC's stats."""
     if combatant.character is None:
         stats = combatant.stats
-        current = rules.Attributes(stats["body"], stats["mind"], stats["ghost"])
+        current = freefall.Attributes(stats["body"], stats["mind"], stats["ghost"])
         return npc_track(stats), current, (), stats["av"]
     state = sheet_system.state(combatant.character)
     return state.track, state.current, state.gear, state.armor
 
 
-def slots_text(track: rules.HarmTrack) -> str:
+def slots_text(track: freefall.HarmTrack) -> str:
     return " / ".join(f"{s.state.value} {s.kind.value}" if s.kind else "-" for s in track.slots)
 
 
@@ -104,7 +104,7 @@ def _claim_text(row: dict[str, Any]) -> str:
     if how == "specialty":
         return f"specialty: {row.get('specialty') or '-'}"
     if how == "spend":
-        return f"spends 1 {rules.Attribute(what).label}"
+        return f"spends 1 {freefall.Attribute(what).label}"
     return f"takes 1 level of {what} harm"
 
 
@@ -119,25 +119,25 @@ def row_text(row: dict[str, Any]) -> str:
     return f"{row['name']}{target} {row['dice']}d20 vs TN {row['tn']}{claim}"
 
 
-def engine_action(row: dict[str, Any]) -> rules.Action:
+def engine_action(row: dict[str, Any]) -> freefall.Action:
     if row.get("hack"):
         if row["program"]:
-            return rules.Action(row["name"], row["dice"], hacking=True, program=row["program"])
-        return rules.Action(row["name"], row["dice"], hacking=True, prerequisite="specialty")
+            return freefall.Action(row["name"], row["dice"], hacking=True, program=row["program"])
+        return freefall.Action(row["name"], row["dice"], hacking=True, prerequisite="specialty")
     prerequisite = row.get("prerequisite") or PLAIN
     if prerequisite == PLAIN:
-        return rules.Action(row["name"], row["dice"], specialized=False)
+        return freefall.Action(row["name"], row["dice"], specialized=False)
     how, _, what = prerequisite.partition(":")
     if how == "spend":
-        return rules.Action(row["name"], row["dice"], prerequisite="spend_attribute", attribute=what)
+        return freefall.Action(row["name"], row["dice"], prerequisite="spend_attribute", attribute=what)
     if how == "harm":
-        return rules.Action(row["name"], row["dice"], prerequisite="take_harm", harm_kind=what)
-    return rules.Action(row["name"], row["dice"], prerequisite=how, gear=row.get("gear") or None)
+        return freefall.Action(row["name"], row["dice"], prerequisite="take_harm", harm_kind=what)
+    return freefall.Action(row["name"], row["dice"], prerequisite=how, gear=row.get("gear") or None)
 
 
 def _default_difficulty(encounter) -> str:
     """The TN tier the GM set for the scene when starting the fight (Challenging unless said)."""
-    return (encounter.state.get("start") or {}).get("difficulty") or rules.Difficulty.CHALLENGING.value
+    return (encounter.state.get("start") or {}).get("difficulty") or freefall.Difficulty.CHALLENGING.value
 
 
 def _difficulty_field(encounter) -> forms.ChoiceField:
@@ -149,7 +149,7 @@ def _difficulty_field(encounter) -> forms.ChoiceField:
 class FreeFallStartForm(forms.Form):
     difficulty = forms.ChoiceField(
         choices=DIFFICULTY_CHOICES,
-        initial=rules.Difficulty.CHALLENGING.value,
+        initial=freefall.Difficulty.CHALLENGING.value,
         label="TN of players' declared actions",
         help_text="A player's declaration takes this tier; the GM's own declarations pick any.",
     )
@@ -159,7 +159,7 @@ def declaration_form(encounter, actor, *, attack: bool) -> type[forms.Form]:
     """The form for one declared action; a player character's lists its own gear and prerequisites."""
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Attack" if attack else "", label="Action"),
-        "dice": WholeNumberField(min_value=1, max_value=rules.BASE_POOL, initial=1, label="Dice"),
+        "dice": WholeNumberField(min_value=1, max_value=freefall.BASE_POOL, initial=1, label="Dice"),
         "difficulty": _difficulty_field(encounter),
     }
     if actor.character is not None:
@@ -192,7 +192,7 @@ def declaration_form(encounter, actor, *, attack: bool) -> type[forms.Form]:
     return type("FreeFallAttackForm" if attack else "FreeFallTaskForm", (forms.Form,), fields)
 
 
-def programs_of(character) -> list[rules.Program]:
+def programs_of(character) -> list[freefall.Program]:
     return [_engine_program(row) for row in character.ff_programs.all()]
 
 
@@ -202,7 +202,7 @@ def hack_form(encounter, actor) -> type[forms.Form]:
     specialty = actor.character.freefall.specialty
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Hack", label="Action"),
-        "dice": WholeNumberField(min_value=1, max_value=rules.BASE_POOL, initial=1, label="Dice"),
+        "dice": WholeNumberField(min_value=1, max_value=freefall.BASE_POOL, initial=1, label="Dice"),
         "difficulty": _difficulty_field(encounter),
         "program": forms.ChoiceField(
             choices=[(p.name, f"{p.name} ({p.tier.label} +{p.bonus})") for p in active]
@@ -215,12 +215,12 @@ def hack_form(encounter, actor) -> type[forms.Form]:
     return type("FreeFallHackForm", (forms.Form,), fields)
 
 
-def resolve_form(actor, options: frozenset[rules.Resolve], track: rules.HarmTrack) -> type[forms.Form]:
+def resolve_form(actor, options: frozenset[freefall.Resolve], track: freefall.HarmTrack) -> type[forms.Form]:
     # Only the options open now (l.130: no temporary harm once every slot holds it), so the first shown
     # is always one the rules accept.
-    if track.count(rules.SlotState.TEMP) == rules.HARM_SLOTS:
+    if track.count(freefall.SlotState.TEMP) == freefall.HARM_SLOTS:
         refused = "Every slot holds temporary harm: make one permanent or break gear."
-    elif not track.count(rules.SlotState.EMPTY):
+    elif not track.count(freefall.SlotState.EMPTY):
         refused = "No empty harm slot is left: make a temporary harm permanent or break gear."
     else:
         refused = "That way of taking harm is not open now; choose one from the list."

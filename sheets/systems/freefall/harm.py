@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import freefall as rules
+from rules import freefall
 from sheets.combat import RollResult, for_players, is_npc
 from sheets.services import character_change
 
@@ -33,7 +33,7 @@ class HarmProtocol:
             "kind": kind,
             "levels": levels,
             "remaining": levels,
-            "stage": rules.Stage(stage).value,
+            "stage": freefall.Stage(stage).value,
             "mitigated": 0,
             "source": source,
         }
@@ -45,7 +45,7 @@ class HarmProtocol:
             already = f"{victim.name} is already out of the fight"
             return [already], [already]
         track, current, gear, av = resources_of(victim)
-        incoming = rules.take_hit(
+        incoming = freefall.take_hit(
             dv=item["dv"],
             kind=item["kind"],
             track=track,
@@ -72,13 +72,13 @@ class HarmProtocol:
         shown = f"{victim.name} is hit" if is_npc(victim) else f"{victim.name} is hit: {levels}"
         return [f"{victim.name} is hit: {dv} against {armor}: {levels}"], [shown]
 
-    def _incoming(self, combatant, pending) -> rules.Incoming:
+    def _incoming(self, combatant, pending) -> freefall.Incoming:
         track, current, gear, _ = resources_of(combatant)
-        return rules.Incoming(
-            kind=rules.HarmKind(pending["kind"]),
+        return freefall.Incoming(
+            kind=freefall.HarmKind(pending["kind"]),
             levels=pending["levels"],
             remaining=pending["remaining"],
-            stage=rules.Stage(pending["stage"]),
+            stage=freefall.Stage(pending["stage"]),
             track=track,
             current=current,
             gear=gear,
@@ -86,7 +86,7 @@ class HarmProtocol:
         )
 
     def _store(
-        self, encounter, combatant, before: rules.Incoming, after: rules.Incoming, author, reason
+        self, encounter, combatant, before: freefall.Incoming, after: freefall.Incoming, author, reason
     ) -> None:
         """Write a harm step to the sheet (through its history) or the quick NPC, and to the pending harm."""
         pending = encounter.state["pending_harm"][0]
@@ -98,7 +98,7 @@ class HarmProtocol:
         sheet = character.freefall
         with character_change(character=character, author=author, reason=reason):
             fields = []
-            for a in rules.Attribute:
+            for a in freefall.Attribute:
                 if before.current[a] != after.current[a]:
                     setattr(
                         sheet,
@@ -122,11 +122,11 @@ class HarmProtocol:
                     row.save(update_fields=["condition"])
 
     def _mitigate(self, encounter, actor, data, author):
-        paid = {a: data.get(a.value) or 0 for a in rules.Attribute}
+        paid = {a: data.get(a.value) or 0 for a in freefall.Attribute}
         points = sum(paid.values())
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
-        after = rules.mitigate(before, spend_from=paid)
+        after = freefall.mitigate(before, spend_from=paid)
         self._store(
             encounter, actor, before, after, author, f"Mitigated {points} harm from {pending['source']}"
         )
@@ -150,7 +150,7 @@ class HarmProtocol:
         cleaned = data
         pending = encounter.state["pending_harm"][0]
         before = self._incoming(actor, pending)
-        after = rules.resolve(
+        after = freefall.resolve(
             before,
             cleaned["option"],
             slot=int(cleaned["slot"]) - 1 if cleaned.get("slot") else None,
@@ -176,7 +176,7 @@ class HarmProtocol:
         while queue and queue[0]["target"] == actor.pk:
             incoming = self._incoming(actor, queue[0])
             if incoming.overwhelmed:
-                ended = rules.overwhelm(incoming)
+                ended = freefall.overwhelm(incoming)
                 actor.out = True
                 line = RollResult(
                     label=f"{actor.name} is taken out",
@@ -188,7 +188,7 @@ class HarmProtocol:
                 queue.pop(0)
                 # Whatever else was waiting for a combatant who is out no longer matters.
                 queue[:] = [p for p in queue if p["target"] != actor.pk]
-            elif incoming.stage is rules.Stage.DONE:
+            elif incoming.stage is freefall.Stage.DONE:
                 queue.pop(0)
             else:
                 break

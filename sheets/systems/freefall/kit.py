@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaigns.forms import IdField, WholeNumberField
-from rules import freefall as rules
+from rules import freefall
 from sheets.history import recorded
 from sheets.services import character_change
 
@@ -166,14 +166,14 @@ class FreeFallKitForm(forms.Form):
             return data
         sheet = self.character.freefall
         try:
-            data["build"] = rules.validate_build(
-                permanent={a.value: getattr(sheet, f"{a.value}_perm") for a in rules.Attribute},
+            data["build"] = freefall.validate_build(
+                permanent={a.value: getattr(sheet, f"{a.value}_perm") for a in freefall.Attribute},
                 character_class=sheet.character_class,
                 specialty=sheet.specialty,
                 gear=[f.to_gear() for f in self._kept(self.gear_formset)],
                 programs=[f.to_program() for f in self._kept(self.program_formset)],
             )
-        except rules.FreeFallError as error:
+        except freefall.FreeFallError as error:
             self.add_error(None, str(error))
         return data
 
@@ -229,12 +229,12 @@ def kit_update(*, character, form: FreeFallKitForm, author) -> None:
                 for name, value in values.items():
                     setattr(row, name, value)
                 row.save()
-        build: rules.Build = form.cleaned_data["build"]
+        build: freefall.Build = form.cleaned_data["build"]
         sheet = character.freefall
-        for a in rules.Attribute:
+        for a in freefall.Attribute:
             path = f"{a.value}_spent"
             setattr(sheet, path, min(getattr(sheet, path), max(0, build.current_max[a])))
-        sheet.save(update_fields=[f"{a.value}_spent" for a in rules.Attribute])
+        sheet.save(update_fields=[f"{a.value}_spent" for a in freefall.Attribute])
 
 
 def repair(*, character, gear_id: int, author, seen_version: int | None = None) -> FreeFallGear:
@@ -244,8 +244,8 @@ def repair(*, character, gear_id: int, author, seen_version: int | None = None) 
     if row is None:
         raise ValidationError("That item is no longer on the sheet; reload the page.")
     try:
-        repaired = rules.repair_gear(_engine_gear([row])[0])
-    except rules.FreeFallError as error:
+        repaired = freefall.repair_gear(_engine_gear([row])[0])
+    except freefall.FreeFallError as error:
         raise ValidationError(str(error)) from None
     before = row.get_condition_display().lower()
     reason = f"Repaired {row.name} ({before} to intact)"
@@ -259,7 +259,7 @@ def spend(*, character, attribute: str, author, seen_version: int | None = None)
     """Spend 1 current point of ``attribute`` outside an encounter: to force a check or negate a level of
     harm (FREE/FALL l.59-63). The player's way to spend; typing "spent" is the GM's. The points left."""
     try:
-        which = rules.Attribute(attribute)
+        which = freefall.Attribute(attribute)
     except ValueError:
         raise ValidationError("Choose BODY, MIND or GHOST to spend.") from None
     current = system.state(character).current[which]
@@ -278,11 +278,11 @@ def rest(*, character, author, seen_version: int | None = None) -> bool:
     """Rest: temporary harm clears ("Clears with Rest", l.100) and spent points come back (the seed says
     not when; rest is when a GM would give them). Permanent harm stays. False when nothing changed."""
     sheet = character.freefall
-    track = rules.rest(system.state(character).track)
-    fields = [f"{a.value}_spent" for a in rules.Attribute]
+    track = freefall.rest(system.state(character).track)
+    fields = [f"{a.value}_spent" for a in freefall.Attribute]
     changing = character_change(character=character, author=author, reason="Rest", seen_version=seen_version)
     with changing as record:
-        for a in rules.Attribute:
+        for a in freefall.Attribute:
             setattr(sheet, f"{a.value}_spent", 0)
         for slot, harm in enumerate(track.slots, start=1):
             setattr(sheet, f"harm{slot}_state", harm.state.value)

@@ -1,11 +1,11 @@
 from django.db import models
 from django.db.models import Q
 
-from rules import freefall as rules
+from rules import freefall
 
 ATTRIBUTE_CHOICES = [("body", "Body"), ("mind", "Mind"), ("ghost", "Ghost")]
-HARM_STATE_CHOICES = [(state.value, state.value.title()) for state in rules.SlotState]
-HARM_KIND_CHOICES = [("", "-")] + [(kind.value, kind.value.title()) for kind in rules.HarmKind]
+HARM_STATE_CHOICES = [(state.value, state.value.title()) for state in freefall.SlotState]
+HARM_KIND_CHOICES = [("", "-")] + [(kind.value, kind.value.title()) for kind in freefall.HarmKind]
 
 
 class FreeFallSheet(models.Model):
@@ -29,8 +29,8 @@ class FreeFallSheet(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(body_perm__lte=rules.ATTRIBUTE_MAX, mind_perm__lte=rules.ATTRIBUTE_MAX)
-                & Q(ghost_perm__lte=rules.ATTRIBUTE_MAX),
+                condition=Q(body_perm__lte=freefall.ATTRIBUTE_MAX, mind_perm__lte=freefall.ATTRIBUTE_MAX)
+                & Q(ghost_perm__lte=freefall.ATTRIBUTE_MAX),
                 name="ff_attributes_in_range",
             ),
         ]
@@ -73,8 +73,8 @@ class FreeFallGear(models.Model):
 class FreeFallProgram(models.Model):
     character = models.ForeignKey("sheets.Character", on_delete=models.CASCADE, related_name="ff_programs")
     name = models.CharField(max_length=60)
-    type = models.CharField(max_length=8, choices=[(t.value, t.label) for t in rules.ProgramType])
-    tier = models.CharField(max_length=8, choices=[(t.value, t.label) for t in rules.ProgramTier])
+    type = models.CharField(max_length=8, choices=[(t.value, t.label) for t in freefall.ProgramType])
+    tier = models.CharField(max_length=8, choices=[(t.value, t.label) for t in freefall.ProgramTier])
     compromised = models.BooleanField(default=False)
 
     class Meta:

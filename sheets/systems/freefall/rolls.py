@@ -7,7 +7,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField, row_id
-from rules import freefall as rules
+from rules import freefall
 from rules.dice import Roller, RulesError
 from sheets.contract import Bar, Die, RollButton, RollResult, format_percent, rules_error_to_validation
 
@@ -17,18 +17,22 @@ from .fields import ATTRIBUTE_LABELS, ATTRIBUTES, FreeFallFields, _engine_progra
 def check_dice(result) -> tuple[Die, ...]:
     """A check's dice for the feed, each marked with whether it made it (the pool is read die by die)."""
     verdicts = zip(result.faces, result.made, strict=True)
-    return tuple(Die(face, sides=rules.DIE, successes=int(made)) for face, made in verdicts)
+    return tuple(Die(face, sides=freefall.DIE, successes=int(made)) for face, made in verdicts)
 
 
-OUTCOME_TONES = {rules.FAILURE: "secondary", rules.SUCCESS: "info", rules.GREATER: "success"}
-OUTCOME_LABELS = {rules.FAILURE: "failure", rules.SUCCESS: "success", rules.GREATER: "greater success"}
+OUTCOME_TONES = {freefall.FAILURE: "secondary", freefall.SUCCESS: "info", freefall.GREATER: "success"}
+OUTCOME_LABELS = {
+    freefall.FAILURE: "failure",
+    freefall.SUCCESS: "success",
+    freefall.GREATER: "greater success",
+}
 
 
 class FreeFallOptionsForm(forms.Form):
     tn = forms.ChoiceField(
         label="Target number",
-        choices=[(d.value, f"{d.label} (TN {d.tn}+)") for d in rules.Difficulty],
-        initial=rules.Difficulty.CHALLENGING.value,
+        choices=[(d.value, f"{d.label} (TN {d.tn}+)") for d in freefall.Difficulty],
+        initial=freefall.Difficulty.CHALLENGING.value,
         widget=forms.Select(attrs={"class": "form-select form-select-sm"}),
     )
     dice = WholeNumberField(
@@ -60,13 +64,13 @@ class FreeFallRolls(FreeFallFields):
 
     def options_form(self, *, character, data=None):
         # No character: the GM's roll-request form; each answering sheet checks its own pool.
-        pool = self.state(character).pool if character is not None else rules.pool(0)
+        pool = self.state(character).pool if character is not None else freefall.pool(0)
         return FreeFallOptionsForm(data, pool=pool)
 
     @staticmethod
-    def _roll_settings(options, pool: int) -> tuple[rules.Difficulty, int, bool]:
+    def _roll_settings(options, pool: int) -> tuple[freefall.Difficulty, int, bool]:
         try:
-            difficulty = rules.Difficulty(options.get("tn") or rules.Difficulty.CHALLENGING)
+            difficulty = freefall.Difficulty(options.get("tn") or freefall.Difficulty.CHALLENGING)
         except ValueError:
             raise ValidationError("Choose a target number from the list.") from None
         dice = options.get("dice") or pool
@@ -82,8 +86,8 @@ class FreeFallRolls(FreeFallFields):
             return []
         tn = difficulty.tn
         buttons = []
-        plain = rules.odds(dice, tn, conflict=conflict)
-        for a in rules.Attribute:
+        plain = freefall.odds(dice, tn, conflict=conflict)
+        for a in freefall.Attribute:
             buttons.append(
                 RollButton(
                     key=f"attribute:{a.value}",
@@ -107,7 +111,7 @@ class FreeFallRolls(FreeFallFields):
                     )
                 )
                 continue
-            hack = rules.hack_odds(dice, tn, program=program, conflict=conflict)
+            hack = freefall.hack_odds(dice, tn, program=program, conflict=conflict)
             buttons.append(
                 RollButton(
                     key=f"program:{row.pk}",
@@ -122,8 +126,8 @@ class FreeFallRolls(FreeFallFields):
         return buttons
 
     @staticmethod
-    def _bars(odds: rules.Odds) -> tuple[Bar, ...]:
-        return tuple(Bar(OUTCOME_LABELS[o], odds.outcomes[o], OUTCOME_TONES[o]) for o in rules.OUTCOMES)
+    def _bars(odds: freefall.Odds) -> tuple[Bar, ...]:
+        return tuple(Bar(OUTCOME_LABELS[o], odds.outcomes[o], OUTCOME_TONES[o]) for o in freefall.OUTCOMES)
 
     def roll(self, character, key, options, roller: Roller):
         state = self.state(character)
@@ -143,12 +147,12 @@ class FreeFallRolls(FreeFallFields):
         changes = []
         try:
             if row is None:
-                odds = rules.odds(dice, tn, conflict=conflict)
-                result = rules.roll_check(roller, dice=dice, tn=tn, conflict=conflict)
+                odds = freefall.odds(dice, tn, conflict=conflict)
+                result = freefall.roll_check(roller, dice=dice, tn=tn, conflict=conflict)
             else:
                 program = _engine_program(row)
-                odds = rules.hack_odds(dice, tn, program=program, conflict=conflict)
-                hack = rules.roll_hack(roller, dice=dice, tn=tn, program=program, conflict=conflict)
+                odds = freefall.hack_odds(dice, tn, program=program, conflict=conflict)
+                hack = freefall.roll_hack(roller, dice=dice, tn=tn, program=program, conflict=conflict)
                 result = hack.check
                 if hack.compromised:
                     row.compromised = True
@@ -198,8 +202,8 @@ class FreeFallRolls(FreeFallFields):
     # TN and the dice assigned are the request's options, checked against each answering sheet's pool.
 
     def common_roll_keys(self):
-        return [(f"attribute:{a.value}", f"{a.label} check") for a in rules.Attribute] + [
-            (f"hack:{t.value}", f"Hack with a {t.value.upper()} program") for t in rules.ProgramType
+        return [(f"attribute:{a.value}", f"{a.label} check") for a in freefall.Attribute] + [
+            (f"hack:{t.value}", f"Hack with a {t.value.upper()} program") for t in freefall.ProgramType
         ]
 
     def request_roll_key(self, character, key):

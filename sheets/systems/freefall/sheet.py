@@ -6,7 +6,7 @@ and export and import (transfer.py) live beside this module; the system joins th
 
 from __future__ import annotations
 
-from rules import freefall as rules
+from rules import freefall
 
 from .builder import (
     MAX_GEAR,
@@ -46,14 +46,14 @@ __all__ = [
 ]
 
 
-def _tags(item: rules.Gear) -> list[tuple[str, str]]:
+def _tags(item: freefall.Gear) -> list[tuple[str, str]]:
     """Each tag's name (with its number) and what it does, for the gear list."""
     out = []
     for tag in item.tags:
-        name, text = rules.GEAR_TAGS[tag]
-        if tag is rules.GearTag.ATTRIBUTE_BINDING:
+        name, text = freefall.GEAR_TAGS[tag]
+        if tag is freefall.GearTag.ATTRIBUTE_BINDING:
             name = f"Binding {item.binding} {item.binds.label if item.binds else ''}".strip()
-        elif tag is rules.GearTag.LOAD_BEARING:
+        elif tag is freefall.GearTag.LOAD_BEARING:
             name = f"Load Bearing {item.load_bearing}"
         out.append((name, text))
     return out
@@ -87,16 +87,16 @@ class FreeFallSystem(FreeFallBuilder, FreeFallRolls, FreeFallTransfer):
                     "current_max": state.current_max[a],
                     "current": state.current[a],
                 }
-                for a in rules.Attribute
+                for a in freefall.Attribute
             ],
             "harm_slots": [
                 {
                     "index": slot,
                     "state": self.field(character, f"harm{slot}_state"),
                     "kind": self.field(character, f"harm{slot}_kind"),
-                    "filled": getattr(sheet, f"harm{slot}_state") != rules.SlotState.EMPTY,
+                    "filled": getattr(sheet, f"harm{slot}_state") != freefall.SlotState.EMPTY,
                 }
-                for slot in range(1, rules.HARM_SLOTS + 1)
+                for slot in range(1, freefall.HARM_SLOTS + 1)
             ],
             "gear_items": [
                 {
@@ -110,9 +110,9 @@ class FreeFallSystem(FreeFallBuilder, FreeFallRolls, FreeFallTransfer):
             "programs": [
                 {
                     "row": row,
-                    "type": rules.ProgramType(row.type),
-                    "tier": rules.ProgramTier(row.tier),
-                    "binding": rules.program_binding(row.type, row.tier),
+                    "type": freefall.ProgramType(row.type),
+                    "tier": freefall.ProgramTier(row.tier),
+                    "binding": freefall.program_binding(row.type, row.tier),
                     "compromised": self.field(character, f"program:{row.pk}:compromised"),
                 }
                 for row in programs
@@ -122,7 +122,7 @@ class FreeFallSystem(FreeFallBuilder, FreeFallRolls, FreeFallTransfer):
 
     def party_summary(self, character):
         state = self.state(character)
-        return f"Harm {state.filled}/{rules.HARM_SLOTS} · pool {state.pool}"
+        return f"Harm {state.filled}/{freefall.HARM_SLOTS} · pool {state.pool}"
 
 
 system = FreeFallSystem()

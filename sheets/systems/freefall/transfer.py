@@ -3,7 +3,7 @@ pass."""
 
 from __future__ import annotations
 
-from rules import freefall as rules
+from rules import freefall
 from rules.dice import RulesError
 
 from .builder import builder_form_data
@@ -61,14 +61,14 @@ class FreeFallTransfer(FreeFallFields):
         for attribute in ATTRIBUTES:
             perm, spent = getattr(sheet, f"{attribute}_perm"), getattr(sheet, f"{attribute}_spent")
             label = ATTRIBUTE_LABELS[attribute]
-            if perm > rules.ATTRIBUTE_MAX:
-                problems.append(f"Permanent {label} ({perm}) is above {rules.ATTRIBUTE_MAX}")
+            if perm > freefall.ATTRIBUTE_MAX:
+                problems.append(f"Permanent {label} ({perm}) is above {freefall.ATTRIBUTE_MAX}")
             if spent > perm:
                 problems.append(f"{label} spent ({spent}) is more than permanent {label} ({perm})")
-        for slot in range(1, rules.HARM_SLOTS + 1):
+        for slot in range(1, freefall.HARM_SLOTS + 1):
             state, kind = getattr(sheet, f"harm{slot}_state"), getattr(sheet, f"harm{slot}_kind")
             try:
-                rules.HarmSlot(state, kind or None)
+                freefall.HarmSlot(state, kind or None)
             except RulesError as error:
                 problems.append(f"Harm slot {slot}: {error}")
         return problems

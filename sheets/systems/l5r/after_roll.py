@@ -31,7 +31,7 @@ from django.core.exceptions import ValidationError
 from campaigns.cursors import seq_for
 from campaigns.forms import whole_number
 from campaigns.models import FeedEntry, Visibility
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import Outcome, RulesError
 from sheets.contract import Die, RollResult
 
@@ -95,9 +95,9 @@ def _explodes(entry: FeedEntry) -> bool:
     return entry.result.get("explode", not entry.request.get("pool", "").endswith("unskilled"))
 
 
-def _first_roll(entry: FeedEntry) -> rules.RollResult:
+def _first_roll(entry: FeedEntry) -> l5r.RollResult:
     kept = sum(1 for die in entry.result["dice"] if die["kept"])
-    return rules.resolve(
+    return l5r.resolve(
         entry.result["chains"],
         kept,
         explode=_explodes(entry),
@@ -108,9 +108,9 @@ def _first_roll(entry: FeedEntry) -> rules.RollResult:
     )
 
 
-def dice(result: rules.RollResult) -> tuple[Die, ...]:
+def dice(result: l5r.RollResult) -> tuple[Die, ...]:
     return tuple(
-        Die(total, kept=(i in result.kept), exploded=len(chain) > 1, sides=rules.SIDES)
+        Die(total, kept=(i in result.kept), exploded=len(chain) > 1, sides=l5r.SIDES)
         for i, (chain, total) in enumerate(zip(result.chains, result.die_totals, strict=True))
     )
 
@@ -129,7 +129,7 @@ def rekeep(character, key: str) -> RollResult:
     read = (whole_number(part, min_value=0) for part in chosen.split("."))
     positions = [position for position in read if position is not None]
     try:
-        result = rules.rekeep(first, positions)
+        result = l5r.rekeep(first, positions)
     except RulesError as error:
         raise ValidationError(str(error)) from None
     if result.kept == first.kept:
@@ -191,16 +191,16 @@ def second_attempt(character, key: str, options: dict[str, Any]) -> tuple[str, d
     return original_key, attempt, entry
 
 
-def check_second_attempt(pool: rules.Pool, options: dict[str, Any]) -> int:
+def check_second_attempt(pool: l5r.Pool, options: dict[str, Any]) -> int:
     """The second attempt's TN for this skill pool: +10; ValidationError for an attack, or for an
     Intelligence or Perception roll whose situation did not change."""
-    info = rules.skill_info(pool.label)
+    info = l5r.skill_info(pool.label)
     try:
-        tn = rules.second_attempt_tn(options["tn"], attack=pool.attack)
+        tn = l5r.second_attempt_tn(options["tn"], attack=pool.attack)
     except RulesError as error:
         raise ValidationError(f"{error} A failed attack simply misses.") from None
     trait = info.trait if info is not None else ""
-    if rules.second_attempt_needs_new_situation(trait) and not options["second_attempt"]["new_situation"]:
+    if l5r.second_attempt_needs_new_situation(trait) and not options["second_attempt"]["new_situation"]:
         raise ValidationError(
             f"{pool.label} uses {trait.capitalize()}: a second attempt usually needs a change in the "
             "situation, such as new information. Tick that it changed (the GM's call) to try again."
@@ -215,7 +215,7 @@ class Choice:
     dice: tuple[tuple[int, int, bool], ...]  # (position, die total, picked)
     allowed: int  # the dice the roll keeps: a new choice keeps as many
     # The roll read again with the picked dice (rules.l5r.rekeep); None while they are not a choice it takes.
-    result: rules.RollResult | None
+    result: l5r.RollResult | None
     unchanged: bool  # the picked dice are the ones kept now
 
     @property
@@ -244,7 +244,7 @@ def choice(entry: FeedEntry, picked: Iterable[int] | None = None) -> Choice:
     first = _first_roll(entry)
     positions = set(first.kept) if picked is None else {p for p in picked if 0 <= p < len(first.die_totals)}
     try:
-        result = rules.rekeep(first, sorted(positions))
+        result = l5r.rekeep(first, sorted(positions))
     except RulesError:
         result = None
     return Choice(
@@ -280,13 +280,13 @@ def offer(character, entry: FeedEntry) -> Offer | None:
     if kind in SKILL_KINDS and entry.result.get("outcome") == Outcome.FAILURE.value:
         if kind == "skill":
             row = next((s for s in character.l5r_skills.all() if str(s.pk) == ident), None)
-            info = rules.skill_info(row.name) if row is not None else None
+            info = l5r.skill_info(row.name) if row is not None else None
         else:
-            info = next((s for s in rules.SKILLS if s.name.lower().replace(" ", "_") == ident), None)
+            info = next((s for s in l5r.SKILLS if s.name.lower().replace(" ", "_") == ident), None)
         if info is not None and not info.attack:
-            retry_tn = entry.request["tn"] + rules.SECOND_ATTEMPT_PENALTY
+            retry_tn = entry.request["tn"] + l5r.SECOND_ATTEMPT_PENALTY
             trait = info.trait
-            needs_new = rules.second_attempt_needs_new_situation(info.trait)
+            needs_new = l5r.second_attempt_needs_new_situation(info.trait)
     shown = entry.result["dice"]
     kept = sum(1 for die in shown if die["kept"])
     picking = choice(entry) if "rekeep_of" not in entry.request and 0 < kept < len(shown) else None

@@ -3,15 +3,15 @@ wound readings and how a pool is written."""
 
 from __future__ import annotations
 
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import RulesError
 
 from .models import L5RSheet, L5RSkill, L5RWeapon
 
 ODD_DIE_OPTION = "l5r_odd_die_bonus"
-TRAIT_LABELS = {trait: trait.capitalize() for trait in rules.TRAITS}
-RING_LABELS = {ring: ring.value.capitalize() for ring in rules.Ring}
-ELEMENTAL_RINGS = tuple(ring for ring in rules.Ring if ring is not rules.Ring.VOID)
+TRAIT_LABELS = {trait: trait.capitalize() for trait in l5r.TRAITS}
+RING_LABELS = {ring: ring.value.capitalize() for ring in l5r.Ring}
+ELEMENTAL_RINGS = tuple(ring for ring in l5r.Ring if ring is not l5r.Ring.VOID)
 WOUNDS_MAX = 999
 SCHOOL_MAX_LENGTH = L5RSheet._meta.get_field("school").max_length
 EMPHASIS_MAX_LENGTH = L5RSkill._meta.get_field("emphasis").max_length
@@ -22,10 +22,10 @@ def slug(name: str) -> str:
 
 
 # Weapons a character can carry from the engine's list; unarmed needs no row (everyone has fists).
-WEAPON_CHOICES = {slug(w.name): w for w in rules.WEAPONS if w is not rules.UNARMED}
-WEAPON_CHOICES.update({slug(b.name): b for b in rules.BOWS})
-ARROWS = {slug(a.name): a for a in rules.ARROWS}
-SKILL_FIELDS = {f"skill_{slug(skill.name)}": skill for skill in rules.SKILLS}
+WEAPON_CHOICES = {slug(w.name): w for w in l5r.WEAPONS if w is not l5r.UNARMED}
+WEAPON_CHOICES.update({slug(b.name): b for b in l5r.BOWS})
+ARROWS = {slug(a.name): a for a in l5r.ARROWS}
+SKILL_FIELDS = {f"skill_{slug(skill.name)}": skill for skill in l5r.SKILLS}
 
 
 def odd_die_bonus(campaign) -> bool:
@@ -62,21 +62,21 @@ def earth(sheet: L5RSheet) -> int:
     return min(sheet.stamina, sheet.willpower)
 
 
-def wound_state(sheet: L5RSheet) -> rules.WoundLevel:
+def wound_state(sheet: L5RSheet) -> l5r.WoundLevel:
     """The wound rank the sheet's wounds fall in, by its Earth ring."""
-    return rules.wound_rank(sheet.wounds, earth(sheet))
+    return l5r.wound_rank(sheet.wounds, earth(sheet))
 
 
-def wound_text(level: rules.WoundLevel) -> str:
+def wound_text(level: l5r.WoundLevel) -> str:
     """ "Nicked +3", "Healthy", "Out": the rank and the TN penalty it adds."""
     return f"{level.name} +{level.tn_penalty}" if level.tn_penalty else level.name
 
 
-def wound_note(level: rules.WoundLevel) -> str:
+def wound_note(level: l5r.WoundLevel) -> str:
     """What the rank still allows, where it takes something away (the Down and Out readings)."""
-    if not rules.can_roll(level):
+    if not l5r.can_roll(level):
         return "unconscious: no actions, no rolls"
-    if not rules.can_attack(level):
+    if not l5r.can_attack(level):
         return "no attacks or other Complex Actions"
     return ""
 
@@ -85,7 +85,7 @@ def trait_label(trait: str) -> str:
     return "Void" if trait == "void" else TRAIT_LABELS.get(trait, trait.capitalize())
 
 
-def pool_text(pool: rules.Pool, *, odd: bool) -> str:
+def pool_text(pool: l5r.Pool, *, odd: bool) -> str:
     """The pool as written and, when the Ten Dice Rule folds it, as rolled: "12k4 -> 10k5"."""
     written = f"{pool.rolled}k{pool.kept}" + (f"{pool.bonus:+d}" if pool.bonus else "")
     try:
@@ -96,9 +96,9 @@ def pool_text(pool: rules.Pool, *, odd: bool) -> str:
     return written if folded == written else f"{written} → {folded}"
 
 
-def melee(weapon: L5RWeapon) -> rules.Weapon:
-    return rules.Weapon(weapon.name, weapon.rolled, weapon.kept)
+def melee(weapon: L5RWeapon) -> l5r.Weapon:
+    return l5r.Weapon(weapon.name, weapon.rolled, weapon.kept)
 
 
-def bow(weapon: L5RWeapon) -> rules.Weapon:
-    return rules.Weapon(weapon.name, 0, 0, bow_strength=weapon.bow_strength)
+def bow(weapon: L5RWeapon) -> l5r.Weapon:
+    return l5r.Weapon(weapon.name, 0, 0, bow_strength=weapon.bow_strength)

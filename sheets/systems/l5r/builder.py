@@ -9,7 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
-from rules import l5r as rules
+from rules import l5r
 from sheets.contract import SheetSystem
 
 from .base import (
@@ -29,7 +29,7 @@ from .models import L5RSheet, L5RSkill, L5RWeapon
 from .xp import starting_xp
 
 
-def _weapon_choice_label(weapon: rules.Weapon) -> str:
+def _weapon_choice_label(weapon: l5r.Weapon) -> str:
     if weapon.bow_strength is None:
         return f"{weapon.name} (DR {weapon.dr})"
     return f"{weapon.name} (bow, strength {weapon.bow_strength})"
@@ -57,20 +57,20 @@ class L5RBuilderForm(forms.Form):
     school = forms.CharField(
         max_length=SCHOOL_MAX_LENGTH, help_text="The school that trained you, e.g. Hida Bushi School."
     )
-    school_rank = _number(1, 10, rules.STARTING_SCHOOL_RANK, "School rank")
+    school_rank = _number(1, 10, l5r.STARTING_SCHOOL_RANK, "School rank")
     armor = WholeNumberField(
         required=False,
         initial=0,
         label="Armor TN bonus",
         help_text="What your armor adds to your Armor TN: light armor +5, heavy +10, none 0.",
-        widget=forms.NumberInput(attrs={"min": 0, "max": rules.ARMOR_MAX, "inputmode": "numeric"}),
+        widget=forms.NumberInput(attrs={"min": 0, "max": l5r.ARMOR_MAX, "inputmode": "numeric"}),
     )
     reduction = WholeNumberField(
         required=False,
         initial=0,
         label="Armor Reduction",
         help_text="Taken off every damage roll that hits you: light armor 3, heavy 5, none 0.",
-        widget=forms.NumberInput(attrs={"min": 0, "max": rules.REDUCTION_MAX, "inputmode": "numeric"}),
+        widget=forms.NumberInput(attrs={"min": 0, "max": l5r.REDUCTION_MAX, "inputmode": "numeric"}),
     )
     weapons = forms.MultipleChoiceField(
         choices=[(key, _weapon_choice_label(w)) for key, w in WEAPON_CHOICES.items()],
@@ -91,16 +91,16 @@ class L5RBuilderForm(forms.Form):
         self.new = new
         # None: the rulebook's samples and the demo, built without a campaign's budget.
         self.budget = budget
-        for trait in rules.TRAITS:
-            self.fields[trait] = _number(rules.TRAIT_MIN, rules.TRAIT_MAX, 2, TRAIT_LABELS[trait])
-        self.fields["void"] = _number(rules.TRAIT_MIN, rules.TRAIT_MAX, 2, "Void")
+        for trait in l5r.TRAITS:
+            self.fields[trait] = _number(l5r.TRAIT_MIN, l5r.TRAIT_MAX, 2, TRAIT_LABELS[trait])
+        self.fields["void"] = _number(l5r.TRAIT_MIN, l5r.TRAIT_MAX, 2, "Void")
         for name, skill in SKILL_FIELDS.items():
-            self.fields[name] = _number(rules.SKILL_MIN, rules.SKILL_MAX, 0, skill.name, required=False)
+            self.fields[name] = _number(l5r.SKILL_MIN, l5r.SKILL_MAX, 0, skill.name, required=False)
             self.fields[f"{name}_emphasis"] = forms.CharField(
                 max_length=EMPHASIS_MAX_LENGTH, required=False, label=f"{skill.name} emphasis"
             )
         for name, bound in self.fields.items():
-            if name.startswith("skill_") or name in (*rules.TRAITS, "void"):
+            if name.startswith("skill_") or name in (*l5r.TRAITS, "void"):
                 bound.widget.attrs["class"] = "form-control form-control-sm"
         self.fields["school_rank"].widget.attrs["class"] = "form-control"
 
@@ -117,10 +117,10 @@ class L5RBuilderForm(forms.Form):
         return _int_or_none(raw)
 
     def _traits(self) -> dict[str, int | None]:
-        values = {trait: self._value(trait) for trait in rules.TRAITS}
+        values = {trait: self._value(trait) for trait in l5r.TRAITS}
         values["void"] = self._value("void")
         return {
-            k: v if v is not None and rules.TRAIT_MIN <= v <= rules.TRAIT_MAX else None
+            k: v if v is not None and l5r.TRAIT_MIN <= v <= l5r.TRAIT_MAX else None
             for k, v in values.items()
         }
 
@@ -128,7 +128,7 @@ class L5RBuilderForm(forms.Form):
         """The four elemental rings with their two trait fields, then Void; the rank from typed traits."""
         traits = self._traits()
         rows = []
-        for ring, pair in rules.RING_TRAITS.items():
+        for ring, pair in l5r.RING_TRAITS.items():
             values = [traits[t] for t in pair]
             rows.append(
                 {
@@ -169,19 +169,19 @@ class L5RBuilderForm(forms.Form):
         for name, skill in SKILL_FIELDS.items():
             raw = self.data.get(self.add_prefix(name)) if self.is_bound else None
             rank = _int_or_none(raw) if str(raw or "").strip() else 0
-            if rank is None or not rules.SKILL_MIN <= rank <= rules.SKILL_MAX:
+            if rank is None or not l5r.SKILL_MIN <= rank <= l5r.SKILL_MAX:
                 return None
             skills[skill.name] = rank
             if rank:
                 raw_emphasis = self.data.get(self.add_prefix(f"{name}_emphasis")) if self.is_bound else ""
                 emphases += emphasis_count(str(raw_emphasis or ""))
         void = traits.pop("void")
-        return rules.build_cost(traits, void=void, skills=skills, emphases=emphases)
+        return l5r.build_cost(traits, void=void, skills=skills, emphases=emphases)
 
     def _pool_display(self, trait: int | None, rank: int | None) -> str:
-        if trait is None or rank is None or not rules.SKILL_MIN <= rank <= rules.SKILL_MAX:
+        if trait is None or rank is None or not l5r.SKILL_MIN <= rank <= l5r.SKILL_MAX:
             return "-"
-        pool = rules.skill_pool(trait, rank)
+        pool = l5r.skill_pool(trait, rank)
         text = pool_text(pool, odd=self.odd_die_bonus)
         return text if rank else f"{text} unskilled"
 
@@ -189,25 +189,25 @@ class L5RBuilderForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        for trait in (*rules.TRAITS, "void"):
-            self._check_range(data, trait, rules.TRAIT_MIN, rules.TRAIT_MAX)
+        for trait in (*l5r.TRAITS, "void"):
+            self._check_range(data, trait, l5r.TRAIT_MIN, l5r.TRAIT_MAX)
         self._check_range(data, "school_rank", 1, 10)
-        if self.new and data.get("school_rank") not in (None, rules.STARTING_SCHOOL_RANK):
+        if self.new and data.get("school_rank") not in (None, l5r.STARTING_SCHOOL_RANK):
             self.add_error(
                 "school_rank",
-                f"A new character is a rank {rules.STARTING_SCHOOL_RANK} student of its school; "
+                f"A new character is a rank {l5r.STARTING_SCHOOL_RANK} student of its school; "
                 "later ranks come in play.",
             )
         for name in ("armor", "reduction"):
             if data.get(name) is None and name not in self.errors:
                 data[name] = 0  # an export from before armor (or its Reduction) was recorded
-        self._check_range(data, "armor", 0, rules.ARMOR_MAX)
-        self._check_range(data, "reduction", 0, rules.REDUCTION_MAX)
+        self._check_range(data, "armor", 0, l5r.ARMOR_MAX)
+        self._check_range(data, "reduction", 0, l5r.REDUCTION_MAX)
         skills = {}
         for name, skill in SKILL_FIELDS.items():
             if data.get(name) is None and name not in self.errors:
                 data[name] = 0
-            if self._check_range(data, name, rules.SKILL_MIN, rules.SKILL_MAX):
+            if self._check_range(data, name, l5r.SKILL_MIN, l5r.SKILL_MAX):
                 skills[skill.name] = data[name]
                 emphasis = " ".join((data.get(f"{name}_emphasis") or "").split())
                 data[f"{name}_emphasis"] = emphasis
@@ -218,15 +218,15 @@ class L5RBuilderForm(forms.Form):
         if self.errors:
             return data
         try:
-            rules.validate_character(
-                {trait: data[trait] for trait in rules.TRAITS}, void=data["void"], skills=skills
+            l5r.validate_character(
+                {trait: data[trait] for trait in l5r.TRAITS}, void=data["void"], skills=skills
             )
-        except rules.L5RFieldError as error:
+        except l5r.L5RFieldError as error:
             field = error.field if error.field in self.fields else f"skill_{slug(error.field)}"
             raise ValidationError({field if field in self.fields else None: str(error)}) from None
         emphases = sum(emphasis_count(data[f"{name}_emphasis"]) for name in SKILL_FIELDS)
-        cost = rules.build_cost(
-            {trait: data[trait] for trait in rules.TRAITS},
+        cost = l5r.build_cost(
+            {trait: data[trait] for trait in l5r.TRAITS},
             void=data["void"],
             skills=skills,
             emphases=emphases,
@@ -259,7 +259,7 @@ class L5RBuilder(SheetSystem):
     def create(self, *, character, cleaned_data):
         L5RSheet.objects.create(
             character=character,
-            **{trait: cleaned_data[trait] for trait in rules.TRAITS},
+            **{trait: cleaned_data[trait] for trait in l5r.TRAITS},
             void=cleaned_data["void"],
             school=cleaned_data["school"],
             school_rank=cleaned_data["school_rank"],
@@ -282,7 +282,7 @@ class L5RBuilder(SheetSystem):
             weapon = WEAPON_CHOICES[key]
             if weapon.bow_strength is not None:
                 # A bow row keeps the DR of the arrow it usually shoots; the sheet offers every arrow.
-                arrow = rules.ARROWS[0]
+                arrow = l5r.ARROWS[0]
                 rows.append(
                     L5RWeapon(
                         character=character,

@@ -1,7 +1,7 @@
 from django.db import models
 from django.db.models import Q
 
-from rules import l5r as rules
+from rules import l5r
 
 
 class L5RSheet(models.Model):
@@ -29,23 +29,23 @@ class L5RSheet(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(**{f"{trait}__gte": 1 for trait in rules.TRAITS})
-                & Q(**{f"{trait}__lte": 10 for trait in rules.TRAITS})
+                condition=Q(**{f"{trait}__gte": 1 for trait in l5r.TRAITS})
+                & Q(**{f"{trait}__lte": 10 for trait in l5r.TRAITS})
                 & Q(void__gte=1, void__lte=10),
                 name="l5r_traits_1_to_10",
             ),
             models.CheckConstraint(
                 condition=Q(school_rank__gte=1, school_rank__lte=10), name="l5r_school_rank"
             ),
-            models.CheckConstraint(condition=Q(armor__lte=rules.ARMOR_MAX), name="l5r_armor_bonus"),
-            models.CheckConstraint(condition=Q(reduction__lte=rules.REDUCTION_MAX), name="l5r_reduction"),
+            models.CheckConstraint(condition=Q(armor__lte=l5r.ARMOR_MAX), name="l5r_armor_bonus"),
+            models.CheckConstraint(condition=Q(reduction__lte=l5r.REDUCTION_MAX), name="l5r_reduction"),
         ]
 
     def __str__(self) -> str:
         return f"L5R sheet of {self.character}"
 
     def trait_values(self) -> dict[str, int]:
-        return {trait: getattr(self, trait) for trait in rules.TRAITS}
+        return {trait: getattr(self, trait) for trait in l5r.TRAITS}
 
 
 class L5RSkill(models.Model):

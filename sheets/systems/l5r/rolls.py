@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import F
 
 from campaigns.forms import WholeNumberField, row_id
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import Outcome, Roller, RulesError
 from sheets.contract import Curve, Die, RollButton, RollResult, SheetSystem, rules_error_to_validation
 
@@ -37,14 +37,14 @@ from .base import (
 from .models import L5RSheet
 
 
-def total_curve(pool: rules.Pool, *, odd: bool, target: int | None) -> dict[int, Any]:
+def total_curve(pool: l5r.Pool, *, odd: bool, target: int | None) -> dict[int, Any]:
     """P(total >= t) where the picture has something to say: the sure totals and the far tail cut off."""
     _, kept, bonus = pool.effective(odd_die_bonus=odd)
     low, high = kept + bonus, 10 * kept + bonus + 10  # past the top of the dice by one explosion
     if target is not None:
         low, high = max(0, min(low, target)), max(high, target + 10)
-    high = min(high, rules.MAX_ODDS_TARGET + bonus, low + 400)
-    curve = rules.total_curve(
+    high = min(high, l5r.MAX_ODDS_TARGET + bonus, low + 400)
+    curve = l5r.total_curve(
         pool.rolled,
         pool.kept,
         explode=pool.explode,
@@ -63,7 +63,7 @@ def total_curve(pool: rules.Pool, *, odd: bool, target: int | None) -> dict[int,
     return {t: p for t, p in curve.items() if first <= t <= last}
 
 
-def rerolled_text(emphasis: str, result: rules.RollResult) -> str:
+def rerolled_text(emphasis: str, result: l5r.RollResult) -> str:
     """What the emphasis did, for the feed: which dice showed 1 and what each became."""
     if not result.rerolled:
         return f"emphasis {emphasis}: no 1s to re-roll"
@@ -89,9 +89,9 @@ def _small_number(low: int, high: int, initial: int, label: str):
 
 class L5ROptionsForm(forms.Form):
     tn = _small_number(0, 100, 15, "TN")
-    raises = _small_number(0, rules.TRAIT_MAX, 0, "Raises called")
-    free_raises = _small_number(0, rules.TRAIT_MAX, 0, "Free raises")
-    free_on_tn = _small_number(0, rules.TRAIT_MAX, 0, "Free raises off the TN")
+    raises = _small_number(0, l5r.TRAIT_MAX, 0, "Raises called")
+    free_raises = _small_number(0, l5r.TRAIT_MAX, 0, "Free raises")
+    free_on_tn = _small_number(0, l5r.TRAIT_MAX, 0, "Free raises off the TN")
     use_void = forms.BooleanField(
         required=False,
         label="Spend a Void point (+1k1)",
@@ -175,7 +175,7 @@ class L5RRolls(SheetSystem):
     def _rollables(self, character, options) -> list[dict[str, Any]]:
         """Every rollable thing: key, label, group, the pool, and whether it is a TN roll."""
         sheet = character.l5r
-        ring_ranks = rules.rings(sheet.trait_values(), void=sheet.void)
+        ring_ranks = l5r.rings(sheet.trait_values(), void=sheet.void)
         items: list[dict[str, Any]] = []
 
         def add(key, label, group, pool, *, tn_roll=True, note="", emphasis=""):
@@ -194,8 +194,8 @@ class L5RRolls(SheetSystem):
         skills = list(character.l5r_skills.all())
         for skill in skills:
             trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait)
-            info = rules.skill_info(skill.name)
-            pool = rules.skill_pool(trait, skill.rank, attack=bool(info and info.attack), label=skill.name)
+            info = l5r.skill_info(skill.name)
+            pool = l5r.skill_pool(trait, skill.rank, attack=bool(info and info.attack), label=skill.name)
             note = f"{trait_label(skill.trait)} {trait}" + (f" · {skill.emphasis}" if skill.emphasis else "")
             emphasis = chosen_emphasis(options, skill)
             if emphasis:
@@ -205,11 +205,11 @@ class L5RRolls(SheetSystem):
             add(f"skill:{skill.pk}", label, "Skills", pool, note=note, emphasis=emphasis)
         if options.get("unskilled"):
             known = {s.name.lower() for s in skills}
-            for skill in rules.SKILLS:
+            for skill in l5r.SKILLS:
                 if skill.name.lower() in known:
                     continue
                 trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait)
-                pool = rules.skill_pool(trait, 0, attack=skill.attack, label=skill.name)
+                pool = l5r.skill_pool(trait, 0, attack=skill.attack, label=skill.name)
                 add(
                     f"untrained:{slug(skill.name)}",
                     f"{skill.name} 0",
@@ -217,27 +217,27 @@ class L5RRolls(SheetSystem):
                     pool,
                     note=f"{trait_label(skill.trait)} {trait}",
                 )
-        for trait in rules.TRAITS:
+        for trait in l5r.TRAITS:
             add(
                 f"trait:{trait}",
                 f"{TRAIT_LABELS[trait]} {getattr(sheet, trait)}",
                 "Traits",
-                rules.trait_pool(getattr(sheet, trait), label=TRAIT_LABELS[trait]),
+                l5r.trait_pool(getattr(sheet, trait), label=TRAIT_LABELS[trait]),
             )
-        for ring in rules.Ring:
+        for ring in l5r.Ring:
             add(
                 f"ring:{ring.value}",
                 f"{RING_LABELS[ring]} {ring_ranks[ring]}",
                 "Rings",
-                rules.ring_pool(ring_ranks[ring], label=RING_LABELS[ring]),
+                l5r.ring_pool(ring_ranks[ring], label=RING_LABELS[ring]),
             )
         if "shugenja" in sheet.school.lower():
-            for ring in rules.Ring:
+            for ring in l5r.Ring:
                 add(
                     f"spell:{ring.value}",
                     f"{RING_LABELS[ring]} spell",
                     "Spells",
-                    rules.spell_pool(sheet.school_rank, ring_ranks[ring], label=f"{RING_LABELS[ring]} spell"),
+                    l5r.spell_pool(sheet.school_rank, ring_ranks[ring], label=f"{RING_LABELS[ring]} spell"),
                     note=f"school rank {sheet.school_rank} + {RING_LABELS[ring]} {ring_ranks[ring]}",
                 )
         for weapon in character.l5r_weapons.all():
@@ -246,7 +246,7 @@ class L5RRolls(SheetSystem):
                     f"damage:{weapon.pk}",
                     f"{weapon.name} damage",
                     "Damage",
-                    rules.damage_pool(melee(weapon), sheet.strength),
+                    l5r.damage_pool(melee(weapon), sheet.strength),
                     tn_roll=False,
                     note=f"DR {weapon.rolled}k{weapon.kept} + Strength {sheet.strength}",
                 )
@@ -256,7 +256,7 @@ class L5RRolls(SheetSystem):
                         f"bow:{weapon.pk}:{arrow_key}",
                         f"{weapon.name}, {arrow.name.lower()}",
                         "Damage",
-                        rules.bow_damage_pool(bow(weapon), arrow),
+                        l5r.bow_damage_pool(bow(weapon), arrow),
                         tn_roll=False,
                         note=f"arrow DR {arrow.dr} + bow strength {weapon.bow_strength}",
                     )
@@ -264,23 +264,23 @@ class L5RRolls(SheetSystem):
             "damage:unarmed",
             "Unarmed damage",
             "Damage",
-            rules.damage_pool(rules.UNARMED, sheet.strength),
+            l5r.damage_pool(l5r.UNARMED, sheet.strength),
             tn_roll=False,
             note=f"DR 0k1 + Strength {sheet.strength}",
         )
         return items
 
     @staticmethod
-    def _with_void(pool: rules.Pool, options) -> rules.Pool:
+    def _with_void(pool: l5r.Pool, options) -> l5r.Pool:
         if not options.get("use_void"):
             return pool
         return dataclasses.replace(pool, rolled=pool.rolled + 1, kept=pool.kept + 1)
 
     @staticmethod
-    def _plan(sheet, pool: rules.Pool, options) -> rules.RaisePlan:
+    def _plan(sheet, pool: l5r.Pool, options) -> l5r.RaisePlan:
         """The TN after wounds and raises; RulesError for raises an unskilled roll may not take."""
-        return rules.plan_raises(
-            options.get("tn", 15) + rules.wound_penalty(sheet.wounds, earth(sheet)),
+        return l5r.plan_raises(
+            options.get("tn", 15) + l5r.wound_penalty(sheet.wounds, earth(sheet)),
             raises=options.get("raises") or 0,
             void=sheet.void,
             free_raises=options.get("free_raises") or 0,
@@ -291,7 +291,7 @@ class L5RRolls(SheetSystem):
     def buttons(self, character, options):
         sheet = character.l5r
         odd = odd_die_bonus(character.campaign)
-        penalty = rules.wound_penalty(sheet.wounds, earth(sheet))
+        penalty = l5r.wound_penalty(sheet.wounds, earth(sheet))
         wound_note = f" (+{penalty} {wound_state(sheet).name})" if penalty else ""
         buttons = []
         for item in self._rollables(character, options):
@@ -355,7 +355,7 @@ class L5RRolls(SheetSystem):
         if retried is not None:
             options = {**options, "tn": after_roll.check_second_attempt(item["pool"], options)}
         level = wound_state(sheet)
-        if not rules.can_roll(level):
+        if not l5r.can_roll(level):
             raise ValidationError(f"{character.name} is {level.name}: {wound_note(level)} until healed.")
         odd = odd_die_bonus(character.campaign)
         changes = []
@@ -377,7 +377,7 @@ class L5RRolls(SheetSystem):
                 changes.append(f"Void point spent: {sheet.void - sheet.void_spent} of {sheet.void} left")
             tn = plan.tn
             chance = pool.chance(tn, odd_die_bonus=odd)
-            penalty = rules.wound_penalty(sheet.wounds, earth(sheet))
+            penalty = l5r.wound_penalty(sheet.wounds, earth(sheet))
             request.update(
                 tn=options.get("tn", 15),
                 raises=plan.raises,
@@ -392,11 +392,11 @@ class L5RRolls(SheetSystem):
         else:
             pool, plan, tn, chance = item["pool"], None, None, None
         try:
-            result = rules.roll_pool(roller, pool, tn=tn, odd_die_bonus=odd)
+            result = l5r.roll_pool(roller, pool, tn=tn, odd_die_bonus=odd)
         except RulesError as error:
             raise rules_error_to_validation(error) from None
         dice = tuple(
-            Die(total, kept=(i in result.kept), exploded=len(chain) > 1, sides=rules.SIDES)
+            Die(total, kept=(i in result.kept), exploded=len(chain) > 1, sides=l5r.SIDES)
             for i, (chain, total) in enumerate(zip(result.chains, result.die_totals, strict=True))
         )
         exploded = [" + ".join(str(f) for f in chain) for chain in result.chains if len(chain) > 1]
@@ -410,7 +410,7 @@ class L5RRolls(SheetSystem):
             summary = f"{result.total} damage ({result.notation})"
         else:
             outcome = result.outcome
-            summary = f"{result.total} vs TN {tn}, {rules.difficulty_name(tn)} ({result.notation}): {outcome}"
+            summary = f"{result.total} vs TN {tn}, {l5r.difficulty_name(tn)} ({result.notation}): {outcome}"
             if request["wound_penalty"]:
                 wounded = wound_state(sheet).name
                 summary += f" · TN includes +{request['wound_penalty']} for wounds ({wounded})"
@@ -419,7 +419,7 @@ class L5RRolls(SheetSystem):
                     summary += f", {plan.effects} raise{'s' if plan.effects != 1 else ''} made"
                 if result.total > tn:
                     summary += f", {result.total - tn} over"
-            elif plan.raises and result.total >= tn - rules.RAISE_STEP * plan.raises:
+            elif plan.raises and result.total >= tn - l5r.RAISE_STEP * plan.raises:
                 summary += " (the TN without the raises was reached)"
         if exploded:
             summary += " · tens exploded: " + ", ".join(exploded)
@@ -427,9 +427,9 @@ class L5RRolls(SheetSystem):
             summary += " · " + rerolled_text(item["emphasis"], result)
         label = f"{item['label']} ({written})"
         if retried is not None:
-            first_tn = options["tn"] - rules.SECOND_ATTEMPT_PENALTY
+            first_tn = options["tn"] - l5r.SECOND_ATTEMPT_PENALTY
             label += ", second attempt"
-            summary = f"Second attempt, TN {first_tn} + {rules.SECOND_ATTEMPT_PENALTY}: {summary}"
+            summary = f"Second attempt, TN {first_tn} + {l5r.SECOND_ATTEMPT_PENALTY}: {summary}"
         return RollResult(
             label=label,
             request=request,
@@ -460,7 +460,7 @@ class L5RRolls(SheetSystem):
         return (
             [(f"trait:{trait}", f"Trait: {label}") for trait, label in TRAIT_LABELS.items()]
             + [(f"ring:{ring.value}", f"Ring: {label}") for ring, label in RING_LABELS.items()]
-            + [(f"skill:{slug(skill.name)}", f"Skill: {skill.name}") for skill in rules.SKILLS]
+            + [(f"skill:{slug(skill.name)}", f"Skill: {skill.name}") for skill in l5r.SKILLS]
         )
 
     def request_roll_key(self, character, key):

@@ -27,7 +27,7 @@ makes, and ``L5RSheet.reduction`` what it takes off every damage roll that hits.
 
 from __future__ import annotations
 
-from rules import l5r as rules
+from rules import l5r
 from sheets.contract import SheetSystem
 
 from .base import (
@@ -89,8 +89,8 @@ class L5RSystem(L5RBuilder, L5RFields, L5RRolls, L5RXp, L5RTransfer, SheetSystem
         if sheet.wounds > WOUNDS_MAX:
             problems.append(f"Wounds ({sheet.wounds}) can be at most {WOUNDS_MAX}")
         for skill in rows["l5r_skills"]:
-            if skill.rank > rules.SKILL_MAX:
-                problems.append(f"Skill {skill.name}: rank {skill.rank} is above {rules.SKILL_MAX}")
+            if skill.rank > l5r.SKILL_MAX:
+                problems.append(f"Skill {skill.name}: rank {skill.rank} is above {l5r.SKILL_MAX}")
         for weapon in rows["l5r_weapons"]:
             if not (weapon.rolled <= 10 and 1 <= weapon.kept <= 10):
                 problems.append(f"Weapon {weapon.name}: its DR {weapon.rolled}k{weapon.kept} is out of range")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import l5r as rules
+from rules import l5r
 from sheets.contract import SheetSystem
 
 from .base import SKILL_FIELDS, WEAPON_CHOICES, odd_die_bonus
@@ -70,7 +70,7 @@ class L5RTransfer(SheetSystem):
 
     def export_data(self, character):
         sheet = character.l5r
-        data: dict[str, Any] = {trait: getattr(sheet, trait) for trait in rules.TRAITS}
+        data: dict[str, Any] = {trait: getattr(sheet, trait) for trait in l5r.TRAITS}
         data.update(void=sheet.void, school=sheet.school, school_rank=sheet.school_rank, armor=sheet.armor)
         data["reduction"] = sheet.reduction
         by_name = {skill.name.lower(): skill for skill in character.l5r_skills.all()}
@@ -87,7 +87,7 @@ class L5RTransfer(SheetSystem):
 
     def import_form_data(self, data):
         # Only the builder's own field names pass through; everything is validated by the builder.
-        allowed = {"school", "school_rank", "void", "armor", "reduction", "weapons", *rules.TRAITS}
+        allowed = {"school", "school_rank", "void", "armor", "reduction", "weapons", *l5r.TRAITS}
         allowed |= set(SKILL_FIELDS) | {f"{name}_emphasis" for name in SKILL_FIELDS}
         form_data = {key: value for key, value in data.items() if key in allowed}
         if not isinstance(form_data.get("weapons", []), list):

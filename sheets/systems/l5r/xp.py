@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 from campaigns.systems import NumberOption
-from rules import l5r as rules
+from rules import l5r
 from sheets.contract import SheetSystem, XpOffer
 from sheets.services import character_change
 
@@ -18,7 +18,7 @@ BUDGET_OPTION = NumberOption(
     "Starting XP budget",
     "The XP a new character spends on traits, Void, skills and emphases above the base of 2 in every "
     "trait and Void. Changing it changes what every character here has left to spend.",
-    default=rules.STARTING_XP,
+    default=l5r.STARTING_XP,
     min_value=0,
     max_value=1000,
 )
@@ -32,7 +32,7 @@ def starting_xp(campaign) -> int:
 
 def sheet_cost(sheet: L5RSheet, skills) -> int:
     """The XP the sheet's ranks cost from the base: what its build and every later purchase spent."""
-    return rules.build_cost(
+    return l5r.build_cost(
         sheet.trait_values(),
         void=sheet.void,
         skills={skill.name: skill.rank for skill in skills},
@@ -80,27 +80,27 @@ class L5RXp(SheetSystem):
             else:
                 offers.append(XpOffer(key, f"{what} {rank} → {rank + 1} ({cost} XP)", cost, seen, **kwargs))
 
-        for trait in rules.TRAITS:
+        for trait in l5r.TRAITS:
             rank = getattr(sheet, trait)
-            cost = rules.trait_cost(rank + 1) if rank < rules.TRAIT_MAX else None
+            cost = l5r.trait_cost(rank + 1) if rank < l5r.TRAIT_MAX else None
             offer(f"trait:{trait}", TRAIT_LABELS[trait], rank, cost, str(rank))
-        cost = rules.void_cost(sheet.void + 1) if sheet.void < rules.TRAIT_MAX else None
+        cost = l5r.void_cost(sheet.void + 1) if sheet.void < l5r.TRAIT_MAX else None
         offer("void", "Void", sheet.void, cost, str(sheet.void))
         for name, info in SKILL_FIELDS.items():
             row = skills.get(info.name.lower())
             rank = row.rank if row is not None else 0
-            cost = rules.skill_cost(rank + 1) if rank < rules.SKILL_MAX else None
+            cost = l5r.skill_cost(rank + 1) if rank < l5r.SKILL_MAX else None
             offer(f"skill:{name}", info.name, rank, cost, str(rank))
         for name, info in SKILL_FIELDS.items():
             row = skills.get(info.name.lower())
             if row is None or not row.rank:
                 continue
-            label = f"New {info.name} emphasis, named below ({rules.EMPHASIS_XP} XP)"
-            if rules.EMPHASIS_XP > left:
+            label = f"New {info.name} emphasis, named below ({l5r.EMPHASIS_XP} XP)"
+            if l5r.EMPHASIS_XP > left:
                 offers.append(XpOffer(f"emphasis:{name}", f"{label}; {left} left", None, row.emphasis))
             else:
                 offers.append(
-                    XpOffer(f"emphasis:{name}", label, rules.EMPHASIS_XP, row.emphasis, needs_name=True)
+                    XpOffer(f"emphasis:{name}", label, l5r.EMPHASIS_XP, row.emphasis, needs_name=True)
                 )
         return offers
 
@@ -108,7 +108,7 @@ class L5RXp(SheetSystem):
         """Buy one rank (a trait, Void, a skill) or an emphasis; ``expected`` is what the player saw, so
         a second click or a stale tab is refused rather than paying twice. ValidationError: nothing saved."""
         kind, _, ident = key.partition(":")
-        if kind == "trait" and ident in rules.TRAITS:
+        if kind == "trait" and ident in l5r.TRAITS:
             what = TRAIT_LABELS[ident]
         elif kind == "void" and not ident:
             what = "Void"
@@ -129,10 +129,10 @@ class L5RXp(SheetSystem):
                 info = SKILL_FIELDS[ident]
                 row = character.l5r_skills.filter(name__iexact=info.name).first()
                 rank = row.rank if row is not None else 0
-                top, cost_of = rules.SKILL_MAX, rules.skill_cost
+                top, cost_of = l5r.SKILL_MAX, l5r.skill_cost
             else:
                 rank = getattr(sheet, ident or "void")
-                top, cost_of = rules.TRAIT_MAX, rules.void_cost if kind == "void" else rules.trait_cost
+                top, cost_of = l5r.TRAIT_MAX, l5r.void_cost if kind == "void" else l5r.trait_cost
             if str(rank) != expected:
                 raise ValidationError(f"{what} is {rank} now, not what you saw; look again before spending.")
             if rank >= top:
@@ -178,11 +178,11 @@ class L5RXp(SheetSystem):
                     f"{info.name}'s emphases can be at most {EMPHASIS_MAX_LENGTH} characters in all."
                 )
             left = xp_left(character, list(L5RSkill.objects.filter(character=character)))
-            if rules.EMPHASIS_XP > left:
+            if l5r.EMPHASIS_XP > left:
                 raise ValidationError(
-                    f"An emphasis costs {rules.EMPHASIS_XP} XP; {character.name} has {max(0, left)}."
+                    f"An emphasis costs {l5r.EMPHASIS_XP} XP; {character.name} has {max(0, left)}."
                 )
             row.emphasis = written
             row.save(update_fields=["emphasis"])
-            record["reason"] = f"Spent {rules.EMPHASIS_XP} XP: {info.name} emphasis {emphasis}"
-        return rules.EMPHASIS_XP
+            record["reason"] = f"Spent {l5r.EMPHASIS_XP} XP: {info.name} emphasis {emphasis}"
+        return l5r.EMPHASIS_XP

@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
-from rules import triad as rules
+from rules import triad
 from rules.dice import RulesError
 from sheets.contract import rules_error_to_validation
 from sheets.services import character_change
@@ -20,12 +20,12 @@ from .models import TriadSheet, TriadTrait
 def _point_field(label: str) -> WholeNumberField:
     return WholeNumberField(
         min_value=0,
-        max_value=rules.ABILITY_MAX,
+        max_value=triad.ABILITY_MAX,
         required=False,
         label=label,
         error_messages={
             "invalid": f"{label}: write a whole number of points (digits 0-9).",
-            "max_value": f"{label}: at most {rules.ABILITY_MAX} points.",
+            "max_value": f"{label}: at most {triad.ABILITY_MAX} points.",
         },
     )
 
@@ -52,7 +52,7 @@ class RestForm(forms.Form):
         data = super().clean()
         if self.errors:
             return data
-        split = {a: data.get(a) or 0 for a in rules.ABILITIES}
+        split = {a: data.get(a) or 0 for a in triad.ABILITIES}
         if sum(split.values()) > data["hours"]:
             raise ValidationError(
                 {
@@ -83,7 +83,7 @@ class TraitAddForm(forms.Form):
         if bool(listed) == bool(custom):
             raise ValidationError("Pick one trait from the list, or type one of your own, not both.")
         if listed:
-            trait = rules.find_trait(listed)
+            trait = triad.find_trait(listed)
             data["trait"] = {
                 "name": trait.name,
                 "adv": trait.adv,
@@ -119,8 +119,8 @@ def rest(
         names = [t.name for t in character.triad_traits.all() if t.kind == TriadTrait.Kind.TRAIT]
         before = sheet.vitals(names)
         try:
-            placed = rules.recover(before, split)
-            after = rules.rest(placed, hours - sum(split.values()))
+            placed = triad.recover(before, split)
+            after = triad.rest(placed, hours - sum(split.values()))
         except RulesError as error:
             raise rules_error_to_validation(error) from None
         fields = sheet.store(after)
@@ -129,11 +129,11 @@ def rest(
         sheet.save(update_fields=[*fields, "stunned"])
         changes = [
             f"{ABILITY_LABELS[a]} {before.current(a)} -> {after.current(a)}"
-            for a in rules.ABILITIES
+            for a in triad.ABILITIES
             if after.current(a) != before.current(a)
         ]
         changes += [
-            f"{rules.HARD_TO[a]} ready again" for a in rules.ABILITIES if a in before.spent - after.spent
+            f"{triad.HARD_TO[a]} ready again" for a in triad.ABILITIES if a in before.spent - after.spent
         ]
         record["reason"] = f"Rested {hours} h: " + (", ".join(changes) or "nothing to recover")
     character.triad = sheet

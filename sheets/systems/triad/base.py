@@ -3,10 +3,10 @@ out-of-tier option."""
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 
-ABILITY_LABELS = {rules.BODY: "Body", rules.MIND: "Mind", rules.SPIRIT: "Spirit"}
-TRAIT_CHOICES = [(t.name, f"{t.name}{' (Adv.)' if t.adv else ''}") for t in rules.TRAITS]
+ABILITY_LABELS = {triad.BODY: "Body", triad.MIND: "Mind", triad.SPIRIT: "Spirit"}
+TRAIT_CHOICES = [(t.name, f"{t.name}{' (Adv.)' if t.adv else ''}") for t in triad.TRAITS]
 OUT_OF_TIER_OPTION = "triad_out_of_tier"
 
 

@@ -9,7 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField, whole_number
-from rules import triad as rules
+from rules import triad
 from sheets.contract import SheetSystem
 
 from .base import TRAIT_CHOICES, lines
@@ -34,13 +34,13 @@ class TriadBuilderForm(forms.Form):
                 f"{t.name}: {t.points} points, {t.traits} traits"
                 + (f", {t.powers} powers" if t.powers else ""),
             )
-            for k, t in rules.TIERS.items()
+            for k, t in triad.TIERS.items()
         ],
         help_text="Split exactly the tier's points over Body, Mind and Spirit, and take exactly its traits.",
     )
-    body = WholeNumberField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
-    mind = WholeNumberField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
-    spirit = WholeNumberField(min_value=rules.ABILITY_MIN, max_value=rules.ABILITY_MAX, initial=10)
+    body = WholeNumberField(min_value=triad.ABILITY_MIN, max_value=triad.ABILITY_MAX, initial=10)
+    mind = WholeNumberField(min_value=triad.ABILITY_MIN, max_value=triad.ABILITY_MAX, initial=10)
+    spirit = WholeNumberField(min_value=triad.ABILITY_MIN, max_value=triad.ABILITY_MAX, initial=10)
     traits = forms.MultipleChoiceField(
         choices=TRAIT_CHOICES, required=False, widget=forms.CheckboxSelectMultiple
     )
@@ -55,10 +55,10 @@ class TriadBuilderForm(forms.Form):
         help_text="Superhero tiers only: one per line.",
     )
     armor = forms.ChoiceField(
-        choices=[("", "None")] + [(k, t.name) for k, t in rules.ARMOR.items() if t.points], required=False
+        choices=[("", "None")] + [(k, t.name) for k, t in triad.ARMOR.items() if t.points], required=False
     )
     weapon = forms.ChoiceField(
-        choices=[(k, f"{t.name} ({t.points})") for k, t in rules.WEAPONS.items()], initial="light"
+        choices=[(k, f"{t.name} ({t.points})") for k, t in triad.WEAPONS.items()], initial="light"
     )
     notes = forms.CharField(
         required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}), label="Background"
@@ -80,7 +80,7 @@ class TriadBuilderForm(forms.Form):
         ticked = set(data.getlist("traits") if hasattr(data, "getlist") else data.get("traits") or ())
         return [
             {"value": t.name, "label": label, "summary": t.summary, "checked": t.name in ticked}
-            for t, (_, label) in zip(rules.TRAITS, TRAIT_CHOICES, strict=True)
+            for t, (_, label) in zip(triad.TRAITS, TRAIT_CHOICES, strict=True)
         ]
 
     def tally(self) -> dict[str, Any]:
@@ -88,15 +88,15 @@ class TriadBuilderForm(forms.Form):
         if self.is_bound:
             tier_key = self.data.get("tier") or ""
         else:
-            tier_key = "" if self.allow_out_of_tier else next(iter(rules.TIERS))
+            tier_key = "" if self.allow_out_of_tier else next(iter(triad.TIERS))
         points = 0
-        for name in rules.ABILITIES:
+        for name in triad.ABILITIES:
             raw = self.data.get(name) if self.is_bound else self.fields[name].initial
             points += whole_number(str(raw if raw is not None else ""), min_value=0) or 0
         custom = len(lines(self.data.get("custom_traits") or ""))
         traits = sum(o["checked"] for o in self.trait_options()) + custom
         powers = len(lines(self.data.get("powers") or "")) if self.is_bound else 0
-        tier = rules.TIERS.get(tier_key)
+        tier = triad.TIERS.get(tier_key)
         return {
             "points": _count(points, tier.points if tier else None, "spent", "left"),
             "traits": _count(traits, tier.traits if tier else None, "chosen", "to go"),
@@ -110,7 +110,7 @@ class TriadBuilderForm(forms.Form):
         if self.errors:
             return data
         try:
-            data["build"] = rules.validate_character(
+            data["build"] = triad.validate_character(
                 tier=data.get("tier") or None,
                 body=data["body"],
                 mind=data["mind"],
@@ -122,7 +122,7 @@ class TriadBuilderForm(forms.Form):
                 powers=lines(data.get("powers")),
                 allow_out_of_tier=self.allow_out_of_tier,
             )
-        except rules.BuildError as error:
+        except triad.BuildError as error:
             # "points" is the sum of the three scores: show it on Body, Mind and Spirit's row.
             raise ValidationError({"body" if error.field == "points" else error.field: str(error)}) from None
         return data
@@ -158,7 +158,7 @@ class TriadBuilder(SheetSystem):
             if name in custom:
                 rows.append(TriadTrait(character=character, name=name, adv=custom[name], custom=True))
             else:
-                trait = rules.find_trait(name)
+                trait = triad.find_trait(name)
                 rows.append(
                     TriadTrait(
                         character=character,

@@ -16,7 +16,7 @@ and team tasks (``combat_tasks``). This module offers the actions and routes eac
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 from sheets.combat import Action, CombatRules, RollResult
 from sheets.services import character_change
 
@@ -53,20 +53,20 @@ class TriadCombat(TriadOrder, TriadAttacks, TriadConditions, TriadTasks, CombatR
             "max_difficulty": cleaned_data["difficulty"],
             "weapon": cleaned_data.get("weapon") or "",
             "armor": cleaned_data.get("armor") or "none",
-            "kind": cleaned_data.get("kind") or rules.BODY,
+            "kind": cleaned_data.get("kind") or triad.BODY,
         }
 
     def sample_npc(self) -> dict:
         """A guard or soldier of the book's rule of thumb (Triad l.248: Difficulty 10), a sword and a
         leather jacket: the tests' Triad bandit."""
-        return {"difficulty": 10, "weapon": "medium", "armor": "light", "kind": rules.BODY}
+        return {"difficulty": 10, "weapon": "medium", "armor": "light", "kind": triad.BODY}
 
     # ----- a turn ---------------------------------------------------------------------------------
 
     def actions(self, encounter, actor, combatants):
         foes = tuple(c for c in combatants if c.side != actor.side and not self.is_out(c))
         if actor.character is None:
-            if actor.state.get("actions", 0) >= rules.ACTIONS_PER_TURN:
+            if actor.state.get("actions", 0) >= triad.ACTIONS_PER_TURN:
                 return []
             targets = tuple(f for f in foes if f.character is not None)
             choices = [(str(t.pk), f"{f.name}: {t.name}") for f in targets for t in adv_traits(f.character)]
@@ -131,13 +131,13 @@ class TriadCombat(TriadOrder, TriadAttacks, TriadConditions, TriadTasks, CombatR
             if actor.state.get("crawled"):
                 return []
             return [
-                Action("crawl", "Crawl", help=f"Dying: crawl up to {rules.CRAWL_FEET} feet, nothing else.")
+                Action("crawl", "Crawl", help=f"Dying: crawl up to {triad.CRAWL_FEET} feet, nothing else.")
             ]
         attack_form = with_traits(TriadAttackForm, [(str(t.pk), t.name) for t in adv_traits(character)])
         # The score the attack rolls and what the scene gives are the GM's calls (Triad l.33, l.52).
         gm_fields = ("ability", "advantages", "disadvantages")
         offered = []
-        if used < rules.ACTIONS_PER_TURN:
+        if used < triad.ACTIONS_PER_TURN:
             fast = next((t for t in ("Fast (Extreme)", "Fast") if t in traits), None)
             offered += [
                 Action(
@@ -154,7 +154,7 @@ class TriadCombat(TriadOrder, TriadAttacks, TriadConditions, TriadTasks, CombatR
                 Action("evade", "Evade", help="Advantage on defence rolls until this character's next turn."),
             ]
             if self.may_move(actor):
-                offered.append(Action("move", "Move", help=f"Up to {rules.move_feet(trait=fast)} feet."))
+                offered.append(Action("move", "Move", help=f"Up to {triad.move_feet(trait=fast)} feet."))
             offered += self._condition_actions(actor, foes)
             offered += self._together_actions(actor, characters)
         elif actor.state.get("relentless") and foes:
@@ -212,7 +212,7 @@ class TriadCombat(TriadOrder, TriadAttacks, TriadConditions, TriadTasks, CombatR
             return [
                 RollResult(
                     label=f"{actor.name} crawls",
-                    summary=f"Dying, {actor.name} crawls {rules.CRAWL_FEET} feet.",
+                    summary=f"Dying, {actor.name} crawls {triad.CRAWL_FEET} feet.",
                 )
             ]
         if action == "evade":
@@ -235,7 +235,7 @@ class TriadCombat(TriadOrder, TriadAttacks, TriadConditions, TriadTasks, CombatR
     def _rage(self, actor, source, author):
         sheet = actor.character.triad
         before = sheet.vitals(trait_names(actor.character))
-        after = rules.berserker_rage(before, source)
+        after = triad.berserker_rage(before, source)
         with character_change(character=actor.character, author=author, reason="Berserker Rage"):
             sheet.store(after)
             sheet.rage_advantage = True

@@ -4,7 +4,7 @@ on a character's score (stun, Hard To ..., dying, death)."""
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 from sheets.combat import Defence, EncounterError, RollResult, for_players
 from sheets.services import character_change
 
@@ -30,8 +30,8 @@ class TriadAttacks:
         """Every edge source of a character's attack: the trait, the scene, effort, a stun, a hold on a
         Body attack (Triad l.125: "ongoing Disadvantage on Body tasks")."""
         sheet = actor.character.triad
-        held = sheet.body_hindrances if data.get("ability", rules.BODY) == rules.BODY else 0
-        return rules.count_edge(
+        held = sheet.body_hindrances if data.get("ability", triad.BODY) == triad.BODY else 0
+        return triad.count_edge(
             adv_traits=int(trait is not None),
             advantages=(data.get("advantages") or 0) + raging,
             disadvantages=(data.get("disadvantages") or 0) + held,
@@ -41,14 +41,14 @@ class TriadAttacks:
 
     def _attack_chance(self, actor, target, data):
         sheet = actor.character.triad
-        ability = data.get("ability") or rules.BODY
+        ability = data.get("ability") or triad.BODY
         trait = picked_trait(actor.character, data.get("trait") or "")
-        raging = sheet.rage_advantage and ability == rules.BODY
+        raging = sheet.rage_advantage and ability == triad.BODY
         edge = self._attack_edge(actor, {**data, "ability": ability}, trait, raging=raging)
-        odds = rules.chance(
+        odds = triad.chance(
             getattr(sheet, ability), target.stats["difficulty"], edge=edge, adv_trait=trait is not None
         )
-        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + odds[rules.MIXED]
+        return odds[triad.CRITICAL] + odds[triad.SUCCESS] + odds[triad.MIXED]
 
     def _pc_attacks(self, actor, target, data, roller, author):
         sheet = actor.character.triad
@@ -57,27 +57,27 @@ class TriadAttacks:
         intent = data.get("intent") or ""
         if target.character is not None:
             raise EncounterError("Player characters attack the GM's side.")
-        if intent == rules.DISARM and not target.stats.get("weapon"):
+        if intent == triad.DISARM and not target.stats.get("weapon"):
             raise EncounterError(f"{target.name} holds no weapon to knock away.")
         trait = picked_trait(actor.character, data.get("trait") or "")
         changes = []
         shown = []  # the changes as players read them: the NPC's Difficulty is the GM's
-        raging = sheet.rage_advantage and ability == rules.BODY
+        raging = sheet.rage_advantage and ability == triad.BODY
         if raging:
             changes.append(self._use_rage(actor, author))
             shown.append(changes[-1])
         stunned = bool(actor.state.get("stunned_this_turn"))
         effort = bool(data.get("extra_effort"))
-        held = sheet.body_hindrances if ability == rules.BODY else 0
+        held = sheet.body_hindrances if ability == triad.BODY else 0
         edge = self._attack_edge(actor, data, trait, raging=raging)
         difficulty = target.stats["difficulty"]
         current = getattr(sheet, ability)
         adv_trait = trait is not None
         vitals = sheet.vitals(traits)
         if effort:
-            vitals = rules.spend(vitals, ability, 1)  # refused (nothing rolled) with no point left
-        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
-        result = rules.roll_task(
+            vitals = triad.spend(vitals, ability, 1)  # refused (nothing rolled) with no point left
+        odds = triad.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        result = triad.roll_task(
             roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=adv_trait
         )
         if effort:
@@ -87,11 +87,11 @@ class TriadAttacks:
                 sheet.save(update_fields=[ability])
             changes.append(f"{label(ability)} {current} -> {vitals.current(ability)} (extra effort)")
             shown.append(changes[-1])
-        kind = target.stats.get("kind", rules.BODY)
+        kind = target.stats.get("kind", triad.BODY)
         # Armor is worn against blows; it does nothing for a mind or spirit under attack.
-        attacker_armor = rules.armor_rating(sheet.armor or "none") if kind == rules.BODY else 0
+        attacker_armor = triad.armor_rating(sheet.armor or "none") if kind == triad.BODY else 0
         if intent:
-            left, to_attacker = rules.alternative(
+            left, to_attacker = triad.alternative(
                 result.outcome, intent, counter=npc_weapon(target), attacker_armor=attacker_armor
             )
             if left:
@@ -124,7 +124,7 @@ class TriadAttacks:
             dice=task_dice(result),
             outcome=result.outcome,
             total=result.total,
-            chance=odds[rules.CRITICAL] + odds[rules.SUCCESS] + odds[rules.MIXED],
+            chance=odds[triad.CRITICAL] + odds[triad.SUCCESS] + odds[triad.MIXED],
             changes=tuple(changes),
             character=actor.character,
         )
@@ -141,22 +141,22 @@ class TriadAttacks:
         traits = trait_names(actor.character)
         difficulty = target.stats["difficulty"]
         deadly = "Deadly" in traits
-        outcome = rules.attack(
+        outcome = triad.attack(
             result.outcome,
-            weapon=rules.weapon_in_hand(sheet.weapon, disarmed=sheet.disarmed),
-            target_armor=rules.armor_rating(target.stats["armor"]),
+            weapon=triad.weapon_in_hand(sheet.weapon, disarmed=sheet.disarmed),
+            target_armor=triad.armor_rating(target.stats["armor"]),
             deadly=deadly,
             counter=npc_weapon(target),
             attacker_armor=attacker_armor,
         )
-        hit = outcome.outcome in (rules.CRITICAL, rules.SUCCESS, rules.MIXED)
+        hit = outcome.outcome in (triad.CRITICAL, triad.SUCCESS, triad.MIXED)
         if hit and not outcome.to_target:
             said = f"{target.name}'s armor stops the blow (0 damage)"
             changes.append(said)
             shown.append(said)
         if outcome.to_target:
             spare = bool(data.get("spare"))
-            npc = rules.hit_npc(rules.Npc(target.name, difficulty), outcome.to_target, spare=spare)
+            npc = triad.hit_npc(triad.Npc(target.name, difficulty), outcome.to_target, spare=spare)
             target.stats = {**target.stats, "difficulty": npc.difficulty}
             changes.append(
                 f"{target.name}: Difficulty {difficulty} -> {npc.difficulty}"
@@ -200,7 +200,7 @@ class TriadAttacks:
         return [], {"kind": data.get("kind") or "", "disadvantages": data.get("disadvantages") or 0}
 
     def defence(self, encounter, pending, attacker, defender):
-        kind = pending.get("kind") or attacker.stats.get("kind", rules.BODY)
+        kind = pending.get("kind") or attacker.stats.get("kind", triad.BODY)
         traits = adv_traits(defender.character)
         choices = [(str(t.pk), t.name) for t in traits]
         odds = tuple(
@@ -225,13 +225,13 @@ class TriadAttacks:
     def _defence_edge(self, actor, target, data, trait) -> tuple[str, int]:
         """(the score the defence rolls, its edge) against the NPC ``actor``'s attack."""
         sheet = target.character.triad
-        kind = data.get("kind") or actor.stats.get("kind", rules.BODY)
-        body = kind == rules.BODY
+        kind = data.get("kind") or actor.stats.get("kind", triad.BODY)
+        body = kind == triad.BODY
         raging = sheet.rage_advantage and body
         # A stunned NPC attacks at disadvantage, a grappled one strikes a blow (a Body task) at disadvantage:
         # in a roll only the defender makes, each is the defender's advantage.
         npc_hindered = bool(actor.state.get("stunned_this_turn")) + (body and npc_has(actor, "grappled"))
-        edge = rules.count_edge(
+        edge = triad.count_edge(
             adv_traits=int(trait is not None),
             advantages=raging + npc_hindered,
             disadvantages=(data.get("disadvantages") or 0) + (sheet.body_hindrances if body else 0),
@@ -246,18 +246,18 @@ class TriadAttacks:
         kind, edge = self._defence_edge(actor, target, data, trait)
         adv_trait = trait is not None
         current = getattr(target.character.triad, kind)
-        odds = rules.chance(current, actor.stats["difficulty"], edge=edge, adv_trait=adv_trait)
-        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
+        odds = triad.chance(current, actor.stats["difficulty"], edge=edge, adv_trait=adv_trait)
+        return odds[triad.CRITICAL] + odds[triad.SUCCESS] + (odds[triad.MIXED] if adv_trait else 0)
 
     def _npc_attacks(self, actor, target, data, roller, author):
         sheet = target.character.triad
-        kind = data.get("kind") or actor.stats.get("kind", rules.BODY)
+        kind = data.get("kind") or actor.stats.get("kind", triad.BODY)
         difficulty = actor.stats["difficulty"]
         weapon = npc_weapon(actor)
-        armor = rules.armor_rating(sheet.armor or "none") if kind == rules.BODY else 0
+        armor = triad.armor_rating(sheet.armor or "none") if kind == triad.BODY else 0
         if sheet.dying:
             # A dying character cannot act, so it cannot hold the blow off: it lands.
-            points = rules.damage(weapon, armor=armor)
+            points = triad.damage(weapon, armor=armor)
             changes = self._hurt(target, points, author, source=actor.name, ability=kind) if weapon else []
             return [
                 RollResult(
@@ -269,20 +269,20 @@ class TriadAttacks:
             ]
         trait = picked_trait(target.character, data.get("trait") or "")
         changes = []
-        raging = sheet.rage_advantage and kind == rules.BODY
+        raging = sheet.rage_advantage and kind == triad.BODY
         kind, edge = self._defence_edge(actor, target, data, trait)
         effort = bool(data.get("extra_effort"))
         vitals = sheet.vitals(trait_names(target.character))
         if effort:
-            vitals = rules.spend(vitals, kind, 1)  # refused (nothing rolled) with no point left
+            vitals = triad.spend(vitals, kind, 1)  # refused (nothing rolled) with no point left
         if raging:
             changes.append(self._use_rage(target, author))
         evading = bool(target.state.get("evading"))
         npc_stunned = bool(actor.state.get("stunned_this_turn"))
         current = getattr(sheet, kind)
         adv_trait = trait is not None
-        odds = rules.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
-        result = rules.roll_task(
+        odds = triad.chance(current, difficulty, edge=edge, adv_trait=adv_trait)
+        result = triad.roll_task(
             roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=adv_trait
         )
         if effort:
@@ -296,9 +296,9 @@ class TriadAttacks:
         hit = result.failed
         if hit and weapon:
             changes += self._hurt(
-                target, rules.damage(weapon, armor=armor), author, source=actor.name, ability=kind
+                target, triad.damage(weapon, armor=armor), author, source=actor.name, ability=kind
             )
-        body = kind == rules.BODY
+        body = kind == triad.BODY
         notes = [
             n
             for n, on in (
@@ -322,7 +322,7 @@ class TriadAttacks:
             dice=task_dice(result),
             outcome=result.outcome,
             total=result.total,
-            chance=odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0),
+            chance=odds[triad.CRITICAL] + odds[triad.SUCCESS] + (odds[triad.MIXED] if adv_trait else 0),
             changes=tuple(changes),
             character=target.character,
         )
@@ -344,7 +344,7 @@ class TriadAttacks:
             return [f"{combatant.name}'s armor stops the blow (0 damage)"]
         sheet = combatant.character.triad
         vitals = sheet.vitals(trait_names(combatant.character))
-        report = rules.take_damage(vitals, points, ability=ability)
+        report = triad.take_damage(vitals, points, ability=ability)
         with character_change(
             character=combatant.character, author=author, reason=f"{points} damage from {source}"
         ):

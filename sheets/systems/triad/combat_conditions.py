@@ -8,7 +8,7 @@ quick NPC's are in its combatant's ``stats["conditions"]``.
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 from sheets.combat import Action, RollResult, for_players
 from sheets.services import character_change
 
@@ -37,7 +37,7 @@ def set_npc_condition(combatant, condition: str, on: bool) -> None:
 
 def npc_weapon(combatant) -> int:
     """The damage a quick NPC's blows deal: its weapon, or its fists once disarmed."""
-    return rules.weapon_in_hand(combatant.stats.get("weapon") or "", disarmed=npc_has(combatant, "disarmed"))
+    return triad.weapon_in_hand(combatant.stats.get("weapon") or "", disarmed=npc_has(combatant, "disarmed"))
 
 
 def has(combatant, condition: str) -> bool:
@@ -122,7 +122,7 @@ class TriadConditions:
     @staticmethod
     def _break_free_edge(actor, data, trait) -> int:
         """Triad l.125, l.63: the hold's disadvantage weighs on the very task that breaks it."""
-        return rules.count_edge(
+        return triad.count_edge(
             adv_traits=int(trait is not None),
             disadvantages=actor.character.triad.body_hindrances,
             stunned=bool(actor.state.get("stunned_this_turn")),
@@ -133,10 +133,10 @@ class TriadConditions:
         """The chance a character breaks free, as ``_pc_breaks_free`` rolls it."""
         trait = picked_trait(actor.character, data.get("trait") or "")
         edge = self._break_free_edge(actor, data, trait)
-        odds = rules.chance(
+        odds = triad.chance(
             actor.character.triad.body, target.stats["difficulty"], edge=edge, adv_trait=trait is not None
         )
-        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + odds[rules.MIXED]
+        return odds[triad.CRITICAL] + odds[triad.SUCCESS] + odds[triad.MIXED]
 
     def _pc_breaks_free(self, actor, target, data, roller, author):
         sheet = actor.character.triad
@@ -146,16 +146,16 @@ class TriadConditions:
         current, difficulty = sheet.body, target.stats["difficulty"]
         vitals = sheet.vitals(trait_names(actor.character))
         if effort:
-            vitals = rules.spend(vitals, rules.BODY, 1)  # refused (nothing rolled) with no point left
-        odds = rules.chance(current, difficulty, edge=edge, adv_trait=trait is not None)
-        result = rules.roll_task(
+            vitals = triad.spend(vitals, triad.BODY, 1)  # refused (nothing rolled) with no point left
+        odds = triad.chance(current, difficulty, edge=edge, adv_trait=trait is not None)
+        result = triad.roll_task(
             roller, ability=current, difficulty=difficulty, edge=edge, adv_trait=trait is not None
         )
         changes = []
         if effort:
             with character_change(character=actor.character, author=author, reason="Extra effort"):
                 sheet.store(vitals)
-                sheet.save(update_fields=[rules.BODY])
+                sheet.save(update_fields=[triad.BODY])
             changes.append(f"Body {current} -> {vitals.body} (extra effort)")
         if result.succeeded:
             self._clear(actor, "grappled", author, reason=f"Broke free of {target.name}")
@@ -169,7 +169,7 @@ class TriadConditions:
             dice=task_dice(result),
             outcome=result.outcome,
             total=result.total,
-            chance=odds[rules.CRITICAL] + odds[rules.SUCCESS] + odds[rules.MIXED],
+            chance=odds[triad.CRITICAL] + odds[triad.SUCCESS] + odds[triad.MIXED],
             changes=tuple(changes),
             character=actor.character,
         )
@@ -179,24 +179,24 @@ class TriadConditions:
         """An NPC does not roll: the character holding it rolls Body against its Difficulty, the NPC's
         disadvantage being that character's advantage (as a stunned NPC's attack is: docs/rules.md)."""
         sheet = target.character.triad
-        edge = rules.count_edge(
+        edge = triad.count_edge(
             advantages=1, disadvantages=sheet.body_hindrances, stunned=bool(sheet.stunned)
         )
         difficulty = actor.stats["difficulty"]
-        result = rules.roll_task(roller, ability=sheet.body, difficulty=difficulty, edge=edge)
-        odds = rules.chance(sheet.body, difficulty, edge=edge)
+        result = triad.roll_task(roller, ability=sheet.body, difficulty=difficulty, edge=edge)
+        odds = triad.chance(sheet.body, difficulty, edge=edge)
         free = result.failed
         if free:
             set_npc_condition(actor, "grappled", False)
         said = f"{actor.name} breaks free" if free else f"{target.name} keeps hold of {actor.name}"
         line = RollResult(
             label=f"{actor.name} tries to break free of {target.name}",
-            summary=f"{target.name} holds on with {label(rules.BODY)} {sheet.body} vs {difficulty}: "
+            summary=f"{target.name} holds on with {label(triad.BODY)} {sheet.body} vs {difficulty}: "
             f"{result.total}, {result.outcome}",
             dice=task_dice(result),
             outcome=result.outcome,
             total=result.total,
-            chance=odds[rules.CRITICAL] + odds[rules.SUCCESS],
+            chance=odds[triad.CRITICAL] + odds[triad.SUCCESS],
             changes=(said,),
             character=target.character,
         )

@@ -6,29 +6,29 @@ from __future__ import annotations
 from django import forms
 
 from campaigns.forms import WholeNumberField
-from rules import triad as rules
+from rules import triad
 from sheets.combat import EncounterError
 from sheets.contract import Die
 
 from .models import TriadTrait
 
-ABILITY_CHOICES = [(a, a.title()) for a in rules.ABILITIES]
-WEAPON_CHOICES = [("", "None")] + [(k, f"{t.name} ({t.points})") for k, t in rules.WEAPONS.items()]
-ARMOR_CHOICES = [(k, f"{t.name} ({t.points})") for k, t in rules.ARMOR.items()]
+ABILITY_CHOICES = [(a, a.title()) for a in triad.ABILITIES]
+WEAPON_CHOICES = [("", "None")] + [(k, f"{t.name} ({t.points})") for k, t in triad.WEAPONS.items()]
+ARMOR_CHOICES = [(k, f"{t.name} ({t.points})") for k, t in triad.ARMOR.items()]
 #: What a kind of attack hurts: Body for physical, Mind for mental, Spirit for emotional or psychic.
 KIND_CHOICES = [
-    (rules.BODY, "Physical (hurts Body)"),
-    (rules.MIND, "Mental (hurts Mind)"),
-    (rules.SPIRIT, "Emotional or psychic (hurts Spirit)"),
+    (triad.BODY, "Physical (hurts Body)"),
+    (triad.MIND, "Mental (hurts Mind)"),
+    (triad.SPIRIT, "Emotional or psychic (hurts Spirit)"),
 ]
-KIND_LABELS = {rules.BODY: "physical", rules.MIND: "mental", rules.SPIRIT: "emotional"}
+KIND_LABELS = {triad.BODY: "physical", triad.MIND: "mental", triad.SPIRIT: "emotional"}
 #: What an attack may do instead of damage, declared before the roll (Triad l.125, l.191).
 INTENT_CHOICES = [
     ("", "Damage"),
-    (rules.GRAPPLE, "Grapple (disadvantage on its Body tasks until it breaks free)"),
-    (rules.DISARM, "Disarm (knock its weapon away)"),
-    (rules.TRIP, "Trip (it falls prone)"),
-    (rules.STUN, "Stunning strike (no damage: disadvantage on its next turn)"),
+    (triad.GRAPPLE, "Grapple (disadvantage on its Body tasks until it breaks free)"),
+    (triad.DISARM, "Disarm (knock its weapon away)"),
+    (triad.TRIP, "Trip (it falls prone)"),
+    (triad.STUN, "Stunning strike (no damage: disadvantage on its next turn)"),
 ]
 
 
@@ -44,7 +44,7 @@ class TriadNpcForm(forms.Form):
     # Not required: a form from before the choice existed (or a quick "Add") means blows to the body.
     kind = forms.ChoiceField(
         choices=KIND_CHOICES,
-        initial=rules.BODY,
+        initial=triad.BODY,
         required=False,
         label="Its attacks",
         help_text="Which score its hits take points from; armor only stops physical harm.",
@@ -54,7 +54,7 @@ class TriadNpcForm(forms.Form):
 class TriadAttackForm(forms.Form):
     # The score a task rolls is the GM's call (Triad l.33: "one current, most appropriate ability"), Body
     # for a weapon (l.22): a player attacking on their own turn rolls Body unless the GM acts for them.
-    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY, label="Ability (the GM's call)")
+    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=triad.BODY, label="Ability (the GM's call)")
     intent = forms.ChoiceField(
         choices=INTENT_CHOICES,
         required=False,
@@ -87,9 +87,9 @@ class TriadBreakFreeForm(forms.Form):
 class TriadOpposedForm(forms.Form):
     """An opposed roll between two characters: the GM picks what each side rolls."""
 
-    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY, label="Actor rolls")
+    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=triad.BODY, label="Actor rolls")
     trait = forms.ChoiceField(choices=[("", "None")], required=False, label="The actor's (Adv.) trait")
-    their_ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY, label="Opponent rolls")
+    their_ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=triad.BODY, label="Opponent rolls")
     their_trait = forms.ChoiceField(
         choices=[("", "None")], required=False, label="The opponent's (Adv.) trait"
     )
@@ -102,7 +102,7 @@ class TriadOpposedForm(forms.Form):
 class TriadTeamForm(forms.Form):
     """A team task led by the actor: everyone rolls, the best single number counts."""
 
-    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=rules.BODY)
+    ability = forms.ChoiceField(choices=ABILITY_CHOICES, initial=triad.BODY)
     difficulty = WholeNumberField(min_value=0, max_value=40, initial=10)
     helpers = forms.MultipleChoiceField(
         choices=[], label="Working with", widget=forms.SelectMultiple(attrs={"size": 3})
@@ -142,8 +142,8 @@ class TriadDefenceForm(forms.Form):
 
 class TriadRageForm(forms.Form):
     source = forms.ChoiceField(
-        choices=[(rules.MIND, "Mind"), (rules.SPIRIT, "Spirit")],
-        initial=rules.SPIRIT,
+        choices=[(triad.MIND, "Mind"), (triad.SPIRIT, "Spirit")],
+        initial=triad.SPIRIT,
         label="Take the point from",
     )
 
@@ -203,14 +203,14 @@ def picked_trait(character, picked: str) -> TriadTrait | None:
 
 def task_dice(result) -> tuple[Die, ...]:
     kept_index = result.faces.index(result.kept)
-    return tuple(Die(face, kept=i == kept_index, sides=rules.DIE) for i, face in enumerate(result.faces))
+    return tuple(Die(face, kept=i == kept_index, sides=triad.DIE) for i, face in enumerate(result.faces))
 
 
-def side_dice(side: rules.Side, faces: tuple[int, ...]) -> tuple[Die, ...]:
+def side_dice(side: triad.Side, faces: tuple[int, ...]) -> tuple[Die, ...]:
     """One team member's dice, the one their edge keeps marked."""
     kept = max(faces) if side.edge > 0 else min(faces) if side.edge < 0 else faces[0]
     index = faces.index(kept)
-    return tuple(Die(face, kept=i == index, sides=rules.DIE) for i, face in enumerate(faces))
+    return tuple(Die(face, kept=i == index, sides=triad.DIE) for i, face in enumerate(faces))
 
 
 def label(ability: str) -> str:
@@ -219,4 +219,4 @@ def label(ability: str) -> str:
 
 def success_chance(odds, *, adv_trait: bool) -> object:
     """Critical + success, and mixed when an (Adv.) trait turns a tie into a success."""
-    return odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
+    return odds[triad.CRITICAL] + odds[triad.SUCCESS] + (odds[triad.MIXED] if adv_trait else 0)

@@ -3,7 +3,7 @@ placed by its own initiative, and what a turn's start and end change (evading, a
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 from sheets.combat import RollResult, for_players, is_npc
 from sheets.contract import Die
 from sheets.services import character_change
@@ -14,10 +14,10 @@ from .combat_forms import trait_names
 class TriadOrder:
     """Initiative and turns; mixed into ``TriadCombat``."""
 
-    def _initiative(self, combatant, roller) -> tuple[rules.Initiative, RollResult]:
+    def _initiative(self, combatant, roller) -> tuple[triad.Initiative, RollResult]:
         """The combatant's initiative (Triad l.84, l.149) and the feed line that tells it."""
         if combatant.character is None:
-            entry = rules.npc_initiative(str(combatant.pk), combatant.stats["difficulty"])
+            entry = triad.npc_initiative(str(combatant.pk), combatant.stats["difficulty"])
             line = RollResult(
                 label=f"{combatant.name} initiative",
                 summary=f"Difficulty {combatant.stats['difficulty']} + 5 = {entry.value}",
@@ -28,7 +28,7 @@ class TriadOrder:
         sheet = combatant.character.triad
         # Danger Sense: advantage on initiative. A stun waits for the character's next turn.
         sensed = "Danger Sense" in trait_names(combatant.character)
-        entry = rules.roll_initiative(
+        entry = triad.roll_initiative(
             roller,
             str(combatant.pk),
             body=sheet.body,
@@ -41,7 +41,7 @@ class TriadOrder:
             label=f"{combatant.name} initiative",
             summary=f"d20 {entry.die} or best ability {best}: {entry.value}"
             + (" (Danger Sense: advantage)" if sensed else ""),
-            dice=tuple(Die(f, kept=f == entry.die, sides=rules.DIE) for f in entry.faces),
+            dice=tuple(Die(f, kept=f == entry.die, sides=triad.DIE) for f in entry.faces),
             total=entry.value,
             character=combatant.character,
         )
@@ -54,7 +54,7 @@ class TriadOrder:
             lines.append(line)
             combatant.initiative = entry.value
             entries.append(entry)
-        order = [e.name for e in rules.initiative_order(entries)]
+        order = [e.name for e in triad.initiative_order(entries)]
         for combatant in combatants:
             combatant.position = order.index(str(combatant.pk))
             combatant.state = {}

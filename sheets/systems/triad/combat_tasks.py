@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules import triad as rules
+from rules import triad
 from sheets.combat import RollResult, for_players, is_npc
 
 from .combat_forms import label, percent, picked_trait, side_dice, task_dice, trait_names
@@ -12,12 +12,12 @@ class TriadTasks:
     """Opposed rolls and team tasks on a character's turn; mixed into ``TriadCombat``."""
 
     @staticmethod
-    def _side(combatant, ability: str, trait, *, stunned: bool) -> rules.Side:
+    def _side(combatant, ability: str, trait, *, stunned: bool) -> triad.Side:
         sheet = combatant.character.triad
         # A hold or ropes weigh on a Body task (Triad l.125, l.63).
-        held = sheet.body_hindrances if ability == rules.BODY else 0
-        edge = rules.count_edge(adv_traits=int(trait is not None), disadvantages=held, stunned=stunned)
-        return rules.Side(ability=getattr(sheet, ability), edge=edge, adv_trait=trait is not None)
+        held = sheet.body_hindrances if ability == triad.BODY else 0
+        edge = triad.count_edge(adv_traits=int(trait is not None), disadvantages=held, stunned=stunned)
+        return triad.Side(ability=getattr(sheet, ability), edge=edge, adv_trait=trait is not None)
 
     def _opposed_sides(self, actor, target, data):
         mine = picked_trait(actor.character, data.get("trait") or "")
@@ -30,35 +30,35 @@ class TriadTasks:
     def _opposed_odds(self, actor, target, data):
         """(the actor's exact chance to win, to tie)."""
         a, b, _, _ = self._opposed_sides(actor, target, data)
-        odds = rules.opposed_chance(a, b)
-        return odds[rules.CRITICAL] + odds[rules.SUCCESS], odds[rules.MIXED]
+        odds = triad.opposed_chance(a, b)
+        return odds[triad.CRITICAL] + odds[triad.SUCCESS], odds[triad.MIXED]
 
     def _opposed(self, actor, target, data, roller, author):
         """Triad l.45-48: both roll, the higher total wins; with harm at stake the loser is hit."""
         a, b, mine, theirs = self._opposed_sides(actor, target, data)
         ability, their_ability = data["ability"], data["their_ability"]
         win, tie = self._opposed_odds(actor, target, data)
-        result = rules.roll_opposed(roller, a, b)
+        result = triad.roll_opposed(roller, a, b)
         changes = [
             f"Odds for {actor.name}: win {percent(win)}, tie {percent(tie)}, lose {percent(1 - win - tie)}"
         ]
         winner = {"a": actor, "b": target}.get(result.winner or "")
         if winner is None:
-            verdict = "a tie: mixed for both" if result.outcome == rules.MIXED else "both fumble: nobody wins"
+            verdict = "a tie: mixed for both" if result.outcome == triad.MIXED else "both fumble: nobody wins"
         else:
             verdict = f"{winner.name} wins by {result.margin}" + (" (critical)" if result.critical else "")
         shown = []  # an NPC's side of it (its score in the odds, its damage) is the GM's
         if data.get("harm") and winner is not None:
             loser = target if winner is actor else actor
             wielded = winner.character.triad
-            base = rules.weapon_in_hand(wielded.weapon, disarmed=wielded.disarmed) + (
-                rules.DEADLY_BONUS if "Deadly" in trait_names(winner.character) else 0
+            base = triad.weapon_in_hand(wielded.weapon, disarmed=wielded.disarmed) + (
+                triad.DEADLY_BONUS if "Deadly" in trait_names(winner.character) else 0
             )
-            armor = rules.armor_rating(loser.character.triad.armor or "none")
-            points = rules.damage(base, armor=armor, critical=result.critical)
+            armor = triad.armor_rating(loser.character.triad.armor or "none")
+            points = triad.damage(base, armor=armor, critical=result.critical)
             if points:
                 hurt = self._hurt(
-                    loser, points, author, source=winner.name, ability=rules.BODY, own_turn=loser is actor
+                    loser, points, author, source=winner.name, ability=triad.BODY, own_turn=loser is actor
                 )
                 changes += hurt
                 shown += [f"{loser.name} is hurt"] if is_npc(loser) else hurt
@@ -101,8 +101,8 @@ class TriadTasks:
         """(the team's exact chance to succeed, every outcome's odds)."""
         _, sides = self._team_sides(encounter, actor, data)
         adv_trait = bool(data.get("adv_trait"))
-        odds = rules.team_chance(sides, data["difficulty"], adv_trait=adv_trait)
-        return odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0), odds
+        odds = triad.team_chance(sides, data["difficulty"], adv_trait=adv_trait)
+        return odds[triad.CRITICAL] + odds[triad.SUCCESS] + (odds[triad.MIXED] if adv_trait else 0), odds
 
     def _team(self, encounter, actor, data, roller):
         """Triad l.50: every member rolls, the best single number counts, anyone's 1 fumbles it all."""
@@ -110,7 +110,7 @@ class TriadTasks:
         ability, difficulty = data["ability"], data["difficulty"]
         adv_trait = bool(data.get("adv_trait"))
         success, odds = self._team_odds(encounter, actor, data)
-        result = rules.roll_team(roller, sides, difficulty, adv_trait=adv_trait)
+        result = triad.roll_team(roller, sides, difficulty, adv_trait=adv_trait)
         dice = tuple(
             die for side, faces in zip(sides, result.faces, strict=True) for die in side_dice(side, faces)
         )
@@ -127,7 +127,7 @@ class TriadTasks:
                 chance=success,
                 changes=(
                     f"Odds of the team: {percent(success)} to succeed, "
-                    f"{percent(odds[rules.FUMBLE])} to fumble",
+                    f"{percent(odds[triad.FUMBLE])} to fumble",
                 ),
                 character=actor.character,
             )

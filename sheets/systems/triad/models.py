@@ -1,16 +1,16 @@
 from django.db import models
 from django.db.models import F, Q
 
-from rules import triad as rules
+from rules import triad
 
-ARMOR_CHOICES = [("", "None")] + [(key, tier.name) for key, tier in rules.ARMOR.items() if tier.points]
-WEAPON_CHOICES = [(key, tier.name) for key, tier in rules.WEAPONS.items()]
+ARMOR_CHOICES = [("", "None")] + [(key, tier.name) for key, tier in triad.ARMOR.items() if tier.points]
+WEAPON_CHOICES = [(key, tier.name) for key, tier in triad.WEAPONS.items()]
 
 
 class TriadSheet(models.Model):
     character = models.OneToOneField("sheets.Character", on_delete=models.CASCADE, related_name="triad")
     # Blank when the GM allowed a character whose totals match no tier.
-    tier = models.CharField(max_length=32, blank=True, choices=[(k, t.name) for k, t in rules.TIERS.items()])
+    tier = models.CharField(max_length=32, blank=True, choices=[(k, t.name) for k, t in triad.TIERS.items()])
     body_max = models.PositiveSmallIntegerField()
     mind_max = models.PositiveSmallIntegerField()
     spirit_max = models.PositiveSmallIntegerField()
@@ -51,9 +51,9 @@ class TriadSheet(models.Model):
     def __str__(self) -> str:
         return f"Triad sheet of {self.character}"
 
-    def vitals(self, traits) -> rules.Vitals:
+    def vitals(self, traits) -> triad.Vitals:
         """The sheet as the engine's Vitals, with the character's trait names."""
-        return rules.Vitals(
+        return triad.Vitals(
             self.body_max,
             self.mind_max,
             self.spirit_max,
@@ -65,13 +65,13 @@ class TriadSheet(models.Model):
             dead=self.dead,
         )
 
-    def store(self, vitals: rules.Vitals) -> list[str]:
+    def store(self, vitals: triad.Vitals) -> list[str]:
         """Copy the engine's Vitals back onto the sheet (unsaved); the names of the fields it sets."""
-        for ability in rules.ABILITIES:
+        for ability in triad.ABILITIES:
             setattr(self, ability, vitals.current(ability))
             setattr(self, HARD_TO_USED[ability], ability in vitals.spent)
         self.dead = vitals.dead
-        return [*rules.ABILITIES, *HARD_TO_USED.values(), "dead"]
+        return [*triad.ABILITIES, *HARD_TO_USED.values(), "dead"]
 
     @property
     def body_hindrances(self) -> int:
@@ -86,9 +86,9 @@ class TriadSheet(models.Model):
 
 #: Which flag records that an ability's Hard To ... trait has saved it.
 HARD_TO_USED = {
-    rules.BODY: "hard_to_kill_used",
-    rules.MIND: "hard_to_confuse_used",
-    rules.SPIRIT: "hard_to_unnerve_used",
+    triad.BODY: "hard_to_kill_used",
+    triad.MIND: "hard_to_confuse_used",
+    triad.SPIRIT: "hard_to_unnerve_used",
 }
 
 

@@ -10,7 +10,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import WholeNumberField
-from rules import triad as rules
+from rules import triad
 from rules.dice import Roller, RulesError
 from sheets.contract import Bar, Die, RollButton, RollResult, SheetSystem, rules_error_to_validation
 
@@ -19,11 +19,11 @@ from .edge import EdgeSource, cancelling_text, dice_text, feed_text
 from .models import TriadTrait
 
 OUTCOME_TONES = {
-    rules.CRITICAL: "success",
-    rules.SUCCESS: "info",
-    rules.MIXED: "warning",
-    rules.FAILURE: "secondary",
-    rules.FUMBLE: "danger",
+    triad.CRITICAL: "success",
+    triad.SUCCESS: "info",
+    triad.MIXED: "warning",
+    triad.FAILURE: "secondary",
+    triad.FUMBLE: "danger",
 }
 
 
@@ -45,7 +45,7 @@ class TaskOdds(NamedTuple):
     outcomes: dict
     success: Fraction  # critical + success (+ mixed when an (Adv.) trait turns it)
     sources: tuple[EdgeSource, ...]  # every advantage and disadvantage source, by name
-    reading: rules.EdgeReading  # the sources cancelled: the dice thrown and the one kept
+    reading: triad.EdgeReading  # the sources cancelled: the dice thrown and the one kept
 
 
 class EdgeSummary(NamedTuple):
@@ -68,8 +68,8 @@ class TriadOptionsForm(forms.Form):
     adv_trait = forms.BooleanField(required=False, label="An (Adv.) trait applies")
     extra_effort = forms.BooleanField(required=False, label="Extra effort (costs 1 point)")
     tool = WholeNumberField(
-        min_value=rules.ABILITY_MIN,
-        max_value=rules.ABILITY_MAX,
+        min_value=triad.ABILITY_MIN,
+        max_value=triad.ABILITY_MAX,
         required=False,
         label="Exceptional tool's rating",
         error_messages={
@@ -110,7 +110,7 @@ class TriadRolls(SheetSystem):
     @staticmethod
     def _tasks(character) -> list[Task]:
         """Everything the sheet rolls: each ability, and each trait tied to an ability."""
-        tasks = [Task(f"ability:{a}", ABILITY_LABELS[a], a, False, "Abilities") for a in rules.ABILITIES]
+        tasks = [Task(f"ability:{a}", ABILITY_LABELS[a], a, False, "Abilities") for a in triad.ABILITIES]
         tasks += [
             Task(f"trait:{t.pk}", t.name, t.ability, t.adv, "Traits")
             for t in character.triad_traits.all()
@@ -124,7 +124,7 @@ class TriadRolls(SheetSystem):
         (Adv.) trait (the button's own, or "An (Adv.) trait applies": one trait either way, Triad l.17, l.63),
         extra effort (l.57), Berserker Rage's waiting advantage on a Body task (l.142), a stun (l.124), and
         a hold or ropes on a Body task (l.63, l.125)."""
-        body = task.ability == rules.BODY
+        body = task.ability == triad.BODY
         candidates = (
             EdgeSource("Advantage sources typed", advantages=options.get("advantages") or 0),
             EdgeSource("An (Adv.) trait", advantages=1) if task.adv or options.get("adv_trait") else None,
@@ -144,13 +144,13 @@ class TriadRolls(SheetSystem):
         """The task under the options: its edge sources cancelled one for one (Triad l.55), an (Adv.) trait
         winning mixed results (l.35, l.62), an exceptional tool's rating for the score (l.59)."""
         sources = cls._edge_sources(sheet, task, options)
-        reading = rules.read_edge(sum(s.advantages for s in sources), sum(s.disadvantages for s in sources))
+        reading = triad.read_edge(sum(s.advantages for s in sources), sum(s.disadvantages for s in sources))
         adv_trait = task.adv or bool(options.get("adv_trait"))
         # An exceptional tool's rating stands in for the score outright, lower or higher.
-        current = rules.effective_ability(getattr(sheet, task.ability), tool=options.get("tool"))
+        current = triad.effective_ability(getattr(sheet, task.ability), tool=options.get("tool"))
         difficulty = options.get("difficulty", 10)
-        odds = rules.chance(current, difficulty, edge=reading.edge, adv_trait=adv_trait)
-        success = odds[rules.CRITICAL] + odds[rules.SUCCESS] + (odds[rules.MIXED] if adv_trait else 0)
+        odds = triad.chance(current, difficulty, edge=reading.edge, adv_trait=adv_trait)
+        success = odds[triad.CRITICAL] + odds[triad.SUCCESS] + (odds[triad.MIXED] if adv_trait else 0)
         return TaskOdds(current, difficulty, reading.edge, adv_trait, odds, success, sources, reading)
 
     def roll_summary(self, character, options) -> EdgeSummary:
@@ -159,7 +159,7 @@ class TriadRolls(SheetSystem):
         sheet = character.triad
         tasks = self._tasks(character)
         on: dict[EdgeSource, list[Task]] = {}
-        alike: dict[rules.EdgeReading, list[Task]] = {}
+        alike: dict[triad.EdgeReading, list[Task]] = {}
         for task in tasks:
             odds = self._odds(sheet, task, options)
             for source in odds.sources:
@@ -167,7 +167,7 @@ class TriadRolls(SheetSystem):
             alike.setdefault(odds.reading, []).append(task)
         scopes = {
             "every roll": tasks,
-            "Body rolls": [t for t in tasks if t.ability == rules.BODY],
+            "Body rolls": [t for t in tasks if t.ability == triad.BODY],
             "its own roll": [t for t in tasks if t.adv],
         }
 
@@ -203,7 +203,7 @@ class TriadRolls(SheetSystem):
                     detail=f"vs {odds.difficulty}"
                     + (", Adv." if task.adv else "")
                     + f" · {dice_text(odds.reading, form='button')}",
-                    picture=tuple(Bar(o, odds.outcomes[o], OUTCOME_TONES[o]) for o in rules.OUTCOMES),
+                    picture=tuple(Bar(o, odds.outcomes[o], OUTCOME_TONES[o]) for o in triad.OUTCOMES),
                     group=task.group,
                 )
             )
@@ -220,7 +220,7 @@ class TriadRolls(SheetSystem):
             # Triad l.126, l.100: no task at all, a hazard's roll to avoid harm included.
             raise ValidationError(
                 f"{character.name} is dying and makes no roll: only a crawl of "
-                f"{rules.CRAWL_FEET} feet a turn."
+                f"{triad.CRAWL_FEET} feet a turn."
             )
         odds = self._odds(sheet, task, options)
         ability, current, difficulty = task.ability, odds.current, odds.difficulty
@@ -229,8 +229,8 @@ class TriadRolls(SheetSystem):
         vitals = sheet.vitals(names)
         try:
             if options.get("extra_effort"):
-                vitals = rules.spend(vitals, ability, 1)  # refused before any die is thrown
-            result = rules.roll_task(
+                vitals = triad.spend(vitals, ability, 1)  # refused before any die is thrown
+            result = triad.roll_task(
                 roller, ability=current, difficulty=difficulty, edge=odds.edge, adv_trait=odds.adv_trait
             )
         except RulesError as error:
@@ -244,7 +244,7 @@ class TriadRolls(SheetSystem):
         hazard = options.get("hazard")
         if hazard:
             changes += self._hazard(sheet, vitals, ability, result, hazard, options.get("hazard_severe"))
-        if sheet.rage_advantage and ability == rules.BODY:
+        if sheet.rage_advantage and ability == triad.BODY:
             # Berserker Rage's advantage was for the next Body task: this one.
             sheet.rage_advantage = False
             sheet.save(update_fields=["rage_advantage"])
@@ -277,11 +277,11 @@ class TriadRolls(SheetSystem):
     @staticmethod
     def _hazard(sheet, vitals, ability, result, points, severe) -> list[str]:
         """A roll to avoid harm (Triad, l.110): what the failure costs lands on the rolled score."""
-        lost = rules.hazard_damage(result, points=points, severe_points=severe, severe_by=HAZARD_SEVERE_BY)
+        lost = triad.hazard_damage(result, points=points, severe_points=severe, severe_by=HAZARD_SEVERE_BY)
         if not lost:
             return ["Hazard avoided"]
         # Not an attack, so no stun (that rule is for "a single attack"); Hard To ..., dying and death apply.
-        report = rules.take_damage(vitals, lost, ability=ability)
+        report = triad.take_damage(vitals, lost, ability=ability)
         fields = sheet.store(report.vitals)
         sheet.save(update_fields=fields)
         label = ABILITY_LABELS[ability]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import triad as rules
+from rules import triad
 from sheets.contract import SheetSystem
 
 from .base import OUT_OF_TIER_OPTION
@@ -23,15 +23,15 @@ class TriadTransfer(SheetSystem):
         )
         return form
 
-    def sample_characters(self, campaign) -> dict[str, rules.SampleCharacter]:
+    def sample_characters(self, campaign) -> dict[str, triad.SampleCharacter]:
         """The seed's samples this campaign's builder accepts: one outside every tier only where the GM
         allows such characters."""
         allowed = bool((campaign.options or {}).get(OUT_OF_TIER_OPTION))
-        return {key: sample for key, sample in rules.SAMPLE_CHARACTERS.items() if sample.tier or allowed}
+        return {key: sample for key, sample in triad.SAMPLE_CHARACTERS.items() if sample.tier or allowed}
 
     def sample_form_data(self, key: str) -> dict[str, Any]:
         """Builder data for one of the seed's sample characters (created with one click)."""
-        sample = rules.SAMPLE_CHARACTERS[key]
+        sample = triad.SAMPLE_CHARACTERS[key]
         return {
             "name": sample.name,
             "tier": sample.tier or "",

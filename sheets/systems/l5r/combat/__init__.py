@@ -10,7 +10,7 @@ cumulative rolls, the GM's scene). The engine's numbers are ``rules.l5r``'s.
 
 from __future__ import annotations
 
-from rules import l5r as rules
+from rules import l5r
 from sheets.combat import CombatRules, EncounterError
 
 from ..sheet import wound_note, wound_text
@@ -92,11 +92,11 @@ class L5RCombat(OrderMixin, TurnMixin, AttackMixin, ContestMixin, CombatRules):
         level = numbers.wound_level
         stance = stance_of(combatant)
         # What anyone at the table sees of a fighter: its Stance, lying prone, a dropped weapon.
-        seen = [stance.label] if stance is not rules.Stance.ATTACK else []
+        seen = [stance.label] if stance is not l5r.Stance.ATTACK else []
         seen += [word for word in ("prone", "disarmed") if combatant.state.get(word)]
         if not for_gm:
             return " · ".join(([] if level.name == "Healthy" else [level.name]) + seen)
-        out_at = rules.wound_levels(numbers.earth)[-2].limit + 1  # the first wound past Down
+        out_at = l5r.wound_levels(numbers.earth)[-2].limit + 1  # the first wound past Down
         tn, _ = armor_tn(combatant, [combatant])  # a guard on it shows on the attack line
         parts = [
             f"Wounds {numbers.wounds} ({wound_text(level)}; Out at {out_at})",

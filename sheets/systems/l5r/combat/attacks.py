@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from campaigns.forms import row_id
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import Outcome
 from sheets.combat import Action, EncounterError, RollResult, for_players, is_npc
 
@@ -27,7 +27,7 @@ from .numbers import (
     wound,
 )
 
-ARROW = rules.ARROWS[0]  # the standard arrow
+ARROW = l5r.ARROWS[0]  # the standard arrow
 MAX_REROLLS = 20  # ties re-roll at once (the book); twenty ties running is a stand-off, not a loop
 
 
@@ -35,36 +35,36 @@ MAX_REROLLS = 20  # ties re-roll at once (the book); twenty ties running is a st
 class AttackPlan:
     """What an attack rolls and, on a hit, what damage it rolls."""
 
-    pool: rules.Pool
+    pool: l5r.Pool
     words: str  # "Kenjutsu 2 + Agility 3"
-    damage: rules.Pool
+    damage: l5r.Pool
     damage_words: str  # "Katana 3k2 + Strength 2"
     raises: int  # every raise declared: the maneuver's and Increased Damage's
     increased: int  # Increased Damage raises: +1k0 each
     use_void: bool
-    maneuver: rules.Maneuver | None
+    maneuver: l5r.Maneuver | None
     ranged: bool
     emphasis: str = ""  # the attack skill's emphasis that applies: 1s re-rolled once
 
 
-def _weapon_damage(character, choice: str, skill: rules.Skill) -> tuple[rules.Pool, str, bool]:
+def _weapon_damage(character, choice: str, skill: l5r.Skill) -> tuple[l5r.Pool, str, bool]:
     """The damage pool of the chosen weapon, its words, and whether it shoots (a bow)."""
     strength = character.l5r.strength
     if choice == "unarmed":
         if skill.name == "Kyujutsu":
             raise EncounterError("Kyujutsu shoots a bow: pick the bow.")
-        return rules.damage_pool(rules.UNARMED, strength), f"Unarmed 0k1 + Strength {strength}", False
+        return l5r.damage_pool(l5r.UNARMED, strength), f"Unarmed 0k1 + Strength {strength}", False
     row = character.l5r_weapons.filter(pk=row_id(choice)).first() if row_id(choice) else None
     if row is None:
         raise EncounterError("Pick one of the character's weapons.")
     if (row.bow_strength is not None) != (skill.name == "Kyujutsu"):
         raise EncounterError("A bow fires with Kyujutsu, and Kyujutsu needs a bow.")
     if row.bow_strength is not None:
-        bow = rules.Weapon(row.name, 0, 0, bow_strength=row.bow_strength)
+        bow = l5r.Weapon(row.name, 0, 0, bow_strength=row.bow_strength)
         words = f"{ARROW.name} {ARROW.dr} + {row.name} strength {row.bow_strength}"
-        return rules.bow_damage_pool(bow, ARROW), words, True
-    weapon = rules.Weapon(row.name, row.rolled, row.kept)
-    return rules.damage_pool(weapon, strength), f"{row.name} {weapon.dr} + Strength {strength}", False
+        return l5r.bow_damage_pool(bow, ARROW), words, True
+    weapon = l5r.Weapon(row.name, row.rolled, row.kept)
+    return l5r.damage_pool(weapon, strength), f"{row.name} {weapon.dr} + Strength {strength}", False
 
 
 class AttackMixin:
@@ -90,30 +90,30 @@ class AttackMixin:
         """The attack and damage pools from the form, with the Stance, Prone, Void and Center."""
         maneuver_key = data.get("maneuver") or ""
         increased = data.get("raises") or 0
-        raises = rules.maneuver_raises(maneuver_key, increased)
-        maneuver = rules.MANEUVERS_BY_KEY.get(maneuver_key)
+        raises = l5r.maneuver_raises(maneuver_key, increased)
+        maneuver = l5r.MANEUVERS_BY_KEY.get(maneuver_key)
         if maneuver is not None and maneuver.key == "extra_attack" and actor.state.get("extra_used"):
             raise EncounterError("The Extra Attack maneuver may be used only once a turn.")
         disarmed = actor.state.get("disarmed")
         if actor.character is None:
             stats = actor.stats
-            pool = rules.skill_pool(stats["agility"], stats["attack_skill"], attack=True)
+            pool = l5r.skill_pool(stats["agility"], stats["attack_skill"], attack=True)
             words = f"Attack skill {stats['attack_skill']} + Agility {stats['agility']}"
             if disarmed:  # its one weapon lies on the ground: it fights bare-handed
-                weapon = rules.UNARMED
+                weapon = l5r.UNARMED
                 damage_words = f"Unarmed 0k1 + Strength {stats['strength']} (disarmed)"
             else:
-                weapon = rules.Weapon("Weapon", stats["weapon_rolled"], stats["weapon_kept"])
+                weapon = l5r.Weapon("Weapon", stats["weapon_rolled"], stats["weapon_kept"])
                 damage_words = f"Weapon {weapon.dr} + Strength {stats['strength']}"
-            damage = rules.damage_pool(weapon, stats["strength"])
+            damage = l5r.damage_pool(weapon, stats["strength"])
             emphasis, ranged = "", False  # a quick NPC has one melee attack and no emphases
         else:
             sheet = actor.character.l5r
-            skill = rules.skill_info(data["skill"])
+            skill = l5r.skill_info(data["skill"])
             row = actor.character.l5r_skills.filter(name__iexact=skill.name).first()
             rank = row.rank if row is not None else 0
             trait = getattr(sheet, skill.trait)
-            pool = rules.skill_pool(trait, rank, attack=True)
+            pool = l5r.skill_pool(trait, rank, attack=True)
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + (" unskilled" * (not rank))
             if disarmed and data["weapon"] != "unarmed":
                 raise EncounterError(
@@ -126,13 +126,13 @@ class AttackMixin:
                 words += f", emphasis {emphasis}"
         stance = stance_of(actor)
         try:
-            pool = rules.stance_attack_pool(pool, stance, ranged=ranged)
-        except rules.RulesError as refused:
+            pool = l5r.stance_attack_pool(pool, stance, ranged=ranged)
+        except l5r.RulesError as refused:
             raise EncounterError(str(refused)) from None
-        if stance is rules.Stance.FULL_ATTACK:
+        if stance is l5r.Stance.FULL_ATTACK:
             words += ", Full Attack +2k1"
         if actor.state.get("prone"):
-            pool = rules.prone_attack_pool(pool)
+            pool = l5r.prone_attack_pool(pool)
             words += ", prone -2k0"
         use_void = data.get("use_void", False)
         if use_void:
@@ -140,13 +140,13 @@ class AttackMixin:
         pool, center_words = centered(encounter, actor, pool)
         words += center_words
         if maneuver is not None and maneuver.key == "disarm":
-            damage, damage_words = rules.DISARM_DAMAGE, "Disarm 2k1"
-        damage = rules.Pool(damage.rolled + increased, damage.kept, damage.bonus)
+            damage, damage_words = l5r.DISARM_DAMAGE, "Disarm 2k1"
+        damage = l5r.Pool(damage.rolled + increased, damage.kept, damage.bonus)
         return AttackPlan(
             pool, words, damage, damage_words, raises, increased, use_void, maneuver, ranged, emphasis
         )
 
-    def _attack_tn(self, encounter, actor, target, plan) -> tuple[rules.RaisePlan, str]:
+    def _attack_tn(self, encounter, actor, target, plan) -> tuple[l5r.RaisePlan, str]:
         attacker = fighter(actor)
         everyone = list(encounter.combatants.all())
         by_pk = {c.pk: c for c in everyone}
@@ -154,7 +154,7 @@ class AttackMixin:
         base, words = armor_tn(target, list(by_pk.values()), melee=not plan.ranged)
         if plan.raises > attacker.void:
             raise EncounterError(f"With Void {attacker.void} at most {attacker.void} raises can be called.")
-        tn_plan = rules.plan_raises(
+        tn_plan = l5r.plan_raises(
             base + attacker.penalty,
             raises=plan.raises,
             void=attacker.void,
@@ -164,14 +164,14 @@ class AttackMixin:
             words += f" + {attacker.penalty} for {attacker.wound_level.name} wounds"
         if plan.raises:
             plural = "s" if plan.raises > 1 else ""
-            words += f" + {rules.RAISE_STEP * plan.raises} for {plan.raises} raise{plural}"
+            words += f" + {l5r.RAISE_STEP * plan.raises} for {plan.raises} raise{plural}"
             if plan.maneuver is not None:
                 words += f": {plan.maneuver.name}"
         return tn_plan, words
 
     def _attack(self, encounter, actor, target, data, roller, author) -> list[RollResult]:
         extra = actor.state.get("extra_attack", False)
-        why = refusal(actor, rules.ActionKind.FREE if extra else rules.ActionKind.COMPLEX, attack=True)
+        why = refusal(actor, l5r.ActionKind.FREE if extra else l5r.ActionKind.COMPLEX, attack=True)
         if why:
             raise EncounterError(f"{actor.name}: {why}.")
         attacker = fighter(actor)
@@ -183,12 +183,12 @@ class AttackMixin:
         changes = []
         if plan.use_void:
             changes.append(spend_void(actor, author, "Void point for an attack"))
-        result = rules.roll_pool(roller, plan.pool, tn=tn_plan.tn, odd_die_bonus=odd)
+        result = l5r.roll_pool(roller, plan.pool, tn=tn_plan.tn, odd_die_bonus=odd)
         use_center(encounter, actor)
         if extra:
             actor.state = {**actor.state, "extra_attack": False}
         else:
-            spend(actor, rules.ActionKind.COMPLEX)
+            spend(actor, l5r.ActionKind.COMPLEX)
         hit_or_miss = "hit" if result.success else "miss"
         line = RollResult(
             label=f"{actor.name} attacks {target.name}",
@@ -220,12 +220,12 @@ class AttackMixin:
         if plan.increased:
             extra_words += f" + {plan.increased}k0 for raises"
         if maneuver == "feint":
-            bonus = rules.feint_bonus(result.total, tn, fighter(actor).school_rank)
+            bonus = l5r.feint_bonus(result.total, tn, fighter(actor).school_rank)
             damage_pool = dataclasses.replace(damage_pool, bonus=damage_pool.bonus + bonus)
             extra_words += f" + {bonus} for the Feint"
-        damage = rules.roll_pool(roller, damage_pool, odd_die_bonus=odd)
+        damage = l5r.roll_pool(roller, damage_pool, odd_die_bonus=odd)
         reduction = fighter(target).reduction
-        wounds = rules.reduced_damage(damage.total, reduction)
+        wounds = l5r.reduced_damage(damage.total, reduction)
         through = f" - {reduction} Reduction = {wounds}" if reduction else ""
         wounded = wound(target, wounds, author, source=actor.name)
         line = RollResult(
@@ -266,7 +266,7 @@ class AttackMixin:
             totals = []
             for combatant in (actor, target):
                 strength = fighter(combatant).strength
-                rolled = rules.roll_pool(roller, rules.trait_pool(strength), odd_die_bonus=odd)
+                rolled = l5r.roll_pool(roller, l5r.trait_pool(strength), odd_die_bonus=odd)
                 totals.append(rolled.total)
                 again = f" (re-roll {attempt - 1})" if attempt > 1 else ""
                 line = RollResult(

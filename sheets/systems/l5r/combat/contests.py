@@ -3,7 +3,7 @@ GM's calls they take (the scene's TN and what a contest rolls)."""
 
 from __future__ import annotations
 
-from rules import l5r as rules
+from rules import l5r
 from rules.dice import Outcome
 from sheets.combat import EncounterError, RollResult, for_players, is_npc
 
@@ -18,7 +18,7 @@ NPC_TRAITS = ("reflexes", "agility", "strength")
 
 class ContestMixin:
     @staticmethod
-    def _emphasis(data, skill: rules.Skill) -> str:
+    def _emphasis(data, skill: l5r.Skill) -> str:
         """The chosen emphasis if it is one of ``skill``'s; refused when it belongs to another skill."""
         owner, _, name = (data.get("emphasis") or "").partition(":")
         if not name:
@@ -29,28 +29,28 @@ class ContestMixin:
             )
         return name
 
-    def _contest_pool(self, combatant, choice: str) -> tuple[rules.Pool, str]:
+    def _contest_pool(self, combatant, choice: str) -> tuple[l5r.Pool, str]:
         """The pool a contestant rolls for "trait:x", "ring:x" or "skill:Name", and how it is made."""
         kind, _, name = choice.partition(":")
         if combatant.character is not None:
             sheet = combatant.character.l5r
             traits = sheet.trait_values()
             if kind == "trait":
-                return rules.trait_pool(traits[name]), f"{trait_label(name)} {traits[name]}"
+                return l5r.trait_pool(traits[name]), f"{trait_label(name)} {traits[name]}"
             if kind == "ring":
-                rank = rules.ring_rank(name, traits, void=sheet.void)
-                return rules.ring_pool(rank), f"{name.capitalize()} {rank}"
-            skill = rules.skill_info(name)
+                rank = l5r.ring_rank(name, traits, void=sheet.void)
+                return l5r.ring_pool(rank), f"{name.capitalize()} {rank}"
+            skill = l5r.skill_info(name)
             trait = sheet.void if skill.trait == "void" else traits[skill.trait]
             rank = skill_rank(combatant.character, skill)
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
-            return rules.skill_pool(trait, rank, attack=skill.attack), words
+            return l5r.skill_pool(trait, rank, attack=skill.attack), words
         stats = combatant.stats
         if kind == "trait" and name in NPC_TRAITS:
-            return rules.trait_pool(stats[name]), f"{trait_label(name)} {stats[name]}"
+            return l5r.trait_pool(stats[name]), f"{trait_label(name)} {stats[name]}"
         if kind == "ring" and name in ("earth", "void"):
-            return rules.ring_pool(stats[name]), f"{name.capitalize()} {stats[name]}"
-        skill = rules.skill_info(name) if kind == "skill" else None
+            return l5r.ring_pool(stats[name]), f"{name.capitalize()} {stats[name]}"
+        skill = l5r.skill_info(name) if kind == "skill" else None
         if skill is not None and skill.trait in NPC_TRAITS:
             if skill.attack:
                 rank = stats["attack_skill"]
@@ -58,7 +58,7 @@ class ContestMixin:
                 rank = stats.get("defense", 0) if skill.name == "Defense" else 0
             trait = stats[skill.trait]
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
-            return rules.skill_pool(trait, rank, attack=skill.attack), words
+            return l5r.skill_pool(trait, rank, attack=skill.attack), words
         what = dict(CONTEST_CHOICES)[choice].partition(": ")[2]
         raise EncounterError(
             f"{combatant.name}'s numbers have no {what}: a quick NPC has Reflexes, Agility, Strength, "
@@ -83,7 +83,7 @@ class ContestMixin:
         pool, center_words = centered(encounter, actor, sides[0][1])
         sides[0] = (actor, pool, sides[0][2] + center_words)
         use_center(encounter, actor)
-        spend(actor, rules.ActionKind.COMPLEX)  # the other contestants' Turns are not spent (reading)
+        spend(actor, l5r.ActionKind.COMPLEX)  # the other contestants' Turns are not spent (reading)
         odd = odd_die_bonus(encounter.campaign)
         what = dict(CONTEST_CHOICES)[data["roll"]].partition(": ")[2]
         declared = [raises] + [0] * (len(sides) - 1)
@@ -92,7 +92,7 @@ class ContestMixin:
             # Reading: "the players involved must immediately re-roll": the whole contest, everyone in it.
             totals = []
             for combatant, pool, words in sides:
-                result = rules.roll_pool(roller, pool, odd_die_bonus=odd)
+                result = l5r.roll_pool(roller, pool, odd_die_bonus=odd)
                 totals.append(result.total)
                 again = f" (re-roll {attempt - 1})" if attempt > 1 else ""
                 line = RollResult(
@@ -104,7 +104,7 @@ class ContestMixin:
                 )
                 # An NPC's trait or skill rank is the GM's; its total is the contest's, said below.
                 lines.append(for_players(line, f"total {result.total}") if is_npc(combatant) else line)
-            winner = rules.contest_winner(totals, raises=declared)
+            winner = l5r.contest_winner(totals, raises=declared)
             if winner is not None or data.get("tie_stands"):
                 break
         raised = f", {raises} raise{'s' if raises != 1 else ''} declared" if raises else ""
@@ -121,7 +121,7 @@ class ContestMixin:
         else:
             summary = f"{score}: {contestants[winner].name} wins"
             if winner != 0 and totals[0] == max(totals):
-                summary += f" ({actor.name} not ahead by {rules.RAISE_STEP * raises})"
+                summary += f" ({actor.name} not ahead by {l5r.RAISE_STEP * raises})"
             outcome = Outcome.SUCCESS if winner == 0 else Outcome.FAILURE
         against = ", ".join(c.name for c in contestants[1:])
         lines.append(
@@ -137,7 +137,7 @@ class ContestMixin:
 
     def _skill_roll(self, encounter, actor, data, roller) -> list[RollResult]:
         """A skill roll, alone or with others (L5R, Cooperative Rolls), maybe toward a task (Cumulative)."""
-        skill = rules.skill_info(data["skill"])
+        skill = l5r.skill_info(data["skill"])
         everyone = {c.pk: c for c in encounter.combatants.select_related("character__l5r")}
         helpers = [everyone[int(pk)] for pk in data["helpers"] if int(pk) in everyone]
         cooperation = data["cooperation"]
@@ -155,28 +155,28 @@ class ContestMixin:
         team = [actor, *helpers]
         ranks = [skill_rank(c.character, skill) for c in team]
         if cooperation == "group":
-            bonuses = [rules.group_effort_bonus(ranks[1:])]
+            bonuses = [l5r.group_effort_bonus(ranks[1:])]
             rollers = [actor]
         elif cooperation == "roped":
-            bonuses = list(rules.roped_team_bonuses(ranks))
+            bonuses = list(l5r.roped_team_bonuses(ranks))
             rollers = team
         else:
             bonuses, rollers = [0], [actor]
         base_tn = task["minimum"] if task is not None else data["tn"]  # the GM's TN (l.6)
-        spend(actor, rules.ActionKind.COMPLEX)  # helpers' Turns are not spent (reading)
+        spend(actor, l5r.ActionKind.COMPLEX)  # helpers' Turns are not spent (reading)
         emphasis = self._emphasis(data, skill)  # the actor's own: helpers roll without it
         odd = odd_die_bonus(encounter.campaign)
         lines = []
         for combatant, bonus in zip(rollers, bonuses, strict=False):
             sheet = combatant.character.l5r
             numbers = fighter(combatant)
-            if not rules.can_roll(numbers.wound_level):
+            if not l5r.can_roll(numbers.wound_level):
                 raise EncounterError(
                     f"{combatant.name} is {numbers.wound_level.name}: {wound_note(numbers.wound_level)}."
                 )
             trait = sheet.void if skill.trait == "void" else getattr(sheet, skill.trait)
             rank = skill_rank(combatant.character, skill)
-            pool = rules.skill_pool(trait, rank, bonus=bonus, attack=skill.attack)
+            pool = l5r.skill_pool(trait, rank, bonus=bonus, attack=skill.attack)
             applies = emphasis if combatant.pk == actor.pk else ""
             if applies:
                 pool = pool.with_emphasis()
@@ -184,7 +184,7 @@ class ContestMixin:
                 pool, center_words = centered(encounter, actor, pool)
                 use_center(encounter, actor)
             tn = base_tn + numbers.penalty
-            result = rules.roll_pool(roller, pool, tn=tn, odd_die_bonus=odd)
+            result = l5r.roll_pool(roller, pool, tn=tn, odd_die_bonus=odd)
             words = f"{skill.name} {rank} + {trait_label(skill.trait)} {trait}" + " unskilled" * (not rank)
             if combatant.pk == actor.pk:
                 words += center_words
@@ -213,9 +213,9 @@ class ContestMixin:
         return lines
 
     @staticmethod
-    def _count(encounter, task: dict, result: rules.RollResult, tn: int) -> RollResult:
+    def _count(encounter, task: dict, result: l5r.RollResult, tn: int) -> RollResult:
         """Take a total off a cumulative task's TN when it reached the minimum (wounds included)."""
-        progress = rules.cumulative(task["remaining"], [result.total], minimum=tn)
+        progress = l5r.cumulative(task["remaining"], [result.total], minimum=tn)
         counted = progress.counted[0]
         updated = {
             **task,
@@ -267,7 +267,7 @@ class ContestMixin:
         return [
             RollResult(
                 label="The GM sets the scene",
-                summary=f"Skill rolls against TN {data['tn']} ({rules.difficulty_name(data['tn'])}); "
+                summary=f"Skill rolls against TN {data['tn']} ({l5r.difficulty_name(data['tn'])}); "
                 f"contests roll {what}",
             )
         ]

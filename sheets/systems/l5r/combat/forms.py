@@ -5,23 +5,23 @@ from __future__ import annotations
 from django import forms
 
 from campaigns.forms import WholeNumberField
-from rules import l5r as rules
+from rules import l5r
 
 from ..sheet import emphasis_names, trait_label
 
-ATTACK_SKILLS = tuple(skill for skill in rules.SKILLS if skill.attack)
+ATTACK_SKILLS = tuple(skill for skill in l5r.SKILLS if skill.attack)
 # What a contest may roll: a trait, a ring or a skill (each side rolls the same; L5R, Contested Rolls).
 CONTEST_CHOICES = (
-    [(f"trait:{trait}", f"Trait: {trait_label(trait)}") for trait in rules.TRAITS]
-    + [(f"ring:{ring.value}", f"Ring: {ring.value.capitalize()}") for ring in rules.Ring]
-    + [(f"skill:{skill.name}", f"Skill: {skill.name}") for skill in rules.SKILLS]
+    [(f"trait:{trait}", f"Trait: {trait_label(trait)}") for trait in l5r.TRAITS]
+    + [(f"ring:{ring.value}", f"Ring: {ring.value.capitalize()}") for ring in l5r.Ring]
+    + [(f"skill:{skill.name}", f"Skill: {skill.name}") for skill in l5r.SKILLS]
 )
 # The GM's calls until the GM sets the scene's own (seed l.6: the GM "must also decide how difficult the
 # task should be"; l.57: the participants make "the designated roll").
 SCENE_TN = 15  # Average, on the seed's table (l.18)
 SCENE_CONTEST = "trait:agility"
-STANCE_CHOICES = [(stance.value, stance.label) for stance in rules.Stance]
-MANEUVER_CHOICES = [("", "None"), *((m.key, f"{m.name} ({m.raises} raises)") for m in rules.MANEUVERS)]
+STANCE_CHOICES = [(stance.value, stance.label) for stance in l5r.Stance]
+MANEUVER_CHOICES = [("", "None"), *((m.key, f"{m.name} ({m.raises} raises)") for m in l5r.MANEUVERS)]
 COOPERATION = (
     ("alone", "Alone"),
     ("group", "Group effort: the actor rolls, + the helpers' ranks"),
@@ -29,7 +29,7 @@ COOPERATION = (
 )
 
 
-def _rank_field(label: str, initial: int, *, low: int = rules.TRAIT_MIN, high: int = rules.TRAIT_MAX):
+def _rank_field(label: str, initial: int, *, low: int = l5r.TRAIT_MIN, high: int = l5r.TRAIT_MAX):
     return WholeNumberField(min_value=low, max_value=high, initial=initial, label=label)
 
 
@@ -46,19 +46,19 @@ class L5RNpcForm(forms.Form):
     earth = _rank_field("Earth", 2)
     void = _rank_field("Void", 2)
     insight_rank = _rank_field("Insight rank", 1)
-    attack_skill = _rank_field("Attack skill", 2, low=rules.SKILL_MIN, high=rules.SKILL_MAX)
-    defense = _optional(rules.SKILL_MIN, rules.SKILL_MAX, "Defense skill", "Adds to its Armor TN in Defense.")
-    weapon_rolled = _rank_field("Weapon DR rolled", 3, low=0, high=rules.TEN_DICE)
-    weapon_kept = _rank_field("Weapon DR kept", 2, low=1, high=rules.TEN_DICE)
+    attack_skill = _rank_field("Attack skill", 2, low=l5r.SKILL_MIN, high=l5r.SKILL_MAX)
+    defense = _optional(l5r.SKILL_MIN, l5r.SKILL_MAX, "Defense skill", "Adds to its Armor TN in Defense.")
+    weapon_rolled = _rank_field("Weapon DR rolled", 3, low=0, high=l5r.TEN_DICE)
+    weapon_kept = _rank_field("Weapon DR kept", 2, low=1, high=l5r.TEN_DICE)
     armor = WholeNumberField(
         min_value=0,
-        max_value=rules.ARMOR_MAX,
+        max_value=l5r.ARMOR_MAX,
         initial=0,
         label="Armor TN bonus",
         help_text="On 5 x Reflexes + 5: light armor +5, heavy +10.",
     )
     reduction = _optional(
-        0, rules.REDUCTION_MAX, "Armor Reduction", "Off each damage roll: light 3, heavy 5."
+        0, l5r.REDUCTION_MAX, "Armor Reduction", "Off each damage roll: light 3, heavy 5."
     )
 
 
@@ -91,12 +91,12 @@ def _void_field():
 
 class L5RNpcAttackForm(forms.Form):
     maneuver = _maneuver_field()
-    raises = _raises_field(rules.TRAIT_MAX)  # checked against the NPC's own Void when it attacks
+    raises = _raises_field(l5r.TRAIT_MAX)  # checked against the NPC's own Void when it attacks
     use_void = _void_field()
 
 
 class L5RStanceForm(forms.Form):
-    stance = forms.ChoiceField(choices=STANCE_CHOICES, initial=rules.Stance.ATTACK.value, label="Stance")
+    stance = forms.ChoiceField(choices=STANCE_CHOICES, initial=l5r.Stance.ATTACK.value, label="Stance")
 
 
 class L5RFreeActionForm(forms.Form):
@@ -139,7 +139,7 @@ def contest_form(encounter, others) -> type[forms.Form]:
         ),
         "raises": WholeNumberField(
             min_value=0,
-            max_value=rules.TRAIT_MAX,
+            max_value=l5r.TRAIT_MAX,
             initial=0,
             required=False,
             label="Raises declared by the actor",
@@ -181,7 +181,7 @@ def skill_form(encounter, actor, combatants) -> type[forms.Form]:
         for task in open_tasks(encounter)
     ]
     fields = {
-        "skill": forms.ChoiceField(choices=[(s.name, s.name) for s in rules.SKILLS], label="Skill"),
+        "skill": forms.ChoiceField(choices=[(s.name, s.name) for s in l5r.SKILLS], label="Skill"),
         "tn": WholeNumberField(
             min_value=0,
             max_value=100,
@@ -194,7 +194,7 @@ def skill_form(encounter, actor, combatants) -> type[forms.Form]:
             choices=helpers, required=False, widget=forms.CheckboxSelectMultiple, label="Helpers"
         ),
         "task": forms.ChoiceField(choices=tasks, required=False, label="Counts toward"),
-        **(emphasis_field(actor.character, rules.SKILLS) if actor.character is not None else {}),
+        **(emphasis_field(actor.character, l5r.SKILLS) if actor.character is not None else {}),
     }
     return type("L5RSkillRollForm", (forms.Form,), fields)
 

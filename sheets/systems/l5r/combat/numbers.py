@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules import l5r as rules
+from rules import l5r
 from sheets.contract import Die
 from sheets.services import character_change
 
 from ..sheet import WOUNDS_MAX, wound_text
 
-OUT_RANKS = (rules.OUT, rules.DEAD)
+OUT_RANKS = (l5r.OUT, l5r.DEAD)
 
 
 @dataclass(frozen=True)
@@ -32,19 +32,19 @@ class Fighter:
     defense: int = 0  # Defense skill rank
 
     @property
-    def wound_level(self) -> rules.WoundLevel:
-        return rules.wound_rank(self.wounds, self.earth)
+    def wound_level(self) -> l5r.WoundLevel:
+        return l5r.wound_rank(self.wounds, self.earth)
 
     @property
     def penalty(self) -> int:
-        return rules.wound_penalty(self.wounds, self.earth)
+        return l5r.wound_penalty(self.wounds, self.earth)
 
     @property
     def void_left(self) -> int:
         return max(0, self.void - self.void_spent)
 
 
-def skill_rank(character, skill: rules.Skill) -> int:
+def skill_rank(character, skill: l5r.Skill) -> int:
     row = next((r for r in character.l5r_skills.all() if r.name.lower() == skill.name.lower()), None)
     return row.rank if row is not None else 0
 
@@ -80,12 +80,12 @@ def fighter(combatant) -> Fighter:
         sheet.armor,
         sheet.reduction,
         min(sheet.reflexes, sheet.awareness),
-        skill_rank(combatant.character, rules.skill_info("Defense")),
+        skill_rank(combatant.character, l5r.skill_info("Defense")),
     )
 
 
-def stance_of(combatant) -> rules.Stance:
-    return rules.Stance(combatant.state.get("stance", rules.Stance.ATTACK.value))
+def stance_of(combatant) -> l5r.Stance:
+    return l5r.Stance(combatant.state.get("stance", l5r.Stance.ATTACK.value))
 
 
 def guards_of(target, everyone) -> list:
@@ -98,33 +98,33 @@ def armor_tn(target, everyone, *, melee: bool = True) -> tuple[int, str]:
     Defense + Air + Defense rank, Full Defense + half its roll), a Guard on it (+10) or by it (-5), and
     Prone (-10 against melee). Never below 0."""
     numbers = fighter(target)
-    base = rules.armor_tn(numbers.reflexes, armor=numbers.armor)
+    base = l5r.armor_tn(numbers.reflexes, armor=numbers.armor)
     stance = stance_of(target)
     parts = []
-    bonus = rules.stance_armor_bonus(
+    bonus = l5r.stance_armor_bonus(
         stance, air=numbers.air, defense=numbers.defense, full_defense=target.state.get("full_defense", 0)
     )
     if bonus:
         parts.append((stance.label, bonus))
     if guards_of(target, everyone):
-        parts.append(("guarded", rules.GUARD_BONUS))
+        parts.append(("guarded", l5r.GUARD_BONUS))
     if target.state.get("guarding"):
-        parts.append(("guarding", -rules.GUARD_COST))
+        parts.append(("guarding", -l5r.GUARD_COST))
     if target.state.get("prone") and melee:
-        parts.append(("prone", rules.PRONE_ARMOR))
+        parts.append(("prone", l5r.PRONE_ARMOR))
     total = max(0, base + sum(amount for _, amount in parts))
     words = f"Armor TN {base}" + "".join(f" {amount:+d} {why}" for why, amount in parts)
     return total, (f"{words} = {total}" if parts else words)
 
 
-def dice(result: rules.RollResult) -> tuple[Die, ...]:
+def dice(result: l5r.RollResult) -> tuple[Die, ...]:
     return tuple(
-        Die(total, kept=i in result.kept, exploded=len(chain) > 1, sides=rules.SIDES)
+        Die(total, kept=i in result.kept, exploded=len(chain) > 1, sides=l5r.SIDES)
         for i, (chain, total) in enumerate(zip(result.chains, result.die_totals, strict=True))
     )
 
 
-def exploded(result: rules.RollResult) -> str:
+def exploded(result: l5r.RollResult) -> str:
     chains = [" + ".join(str(face) for face in chain) for chain in result.chains if len(chain) > 1]
     return " · tens exploded: " + ", ".join(chains) if chains else ""
 
@@ -159,12 +159,12 @@ def wound(target, amount: int, author, *, source: str) -> list[str]:
             sheet.save(update_fields=["wounds"])
     else:
         after = before.wounds
-    level = rules.wound_rank(after, before.earth)
+    level = l5r.wound_rank(after, before.earth)
     changes = [f"{target.name}: wounds {before.wounds} -> {after} ({wound_text(level)})"]
     target.out = level.name in OUT_RANKS
-    if level.name == rules.DEAD:
+    if level.name == l5r.DEAD:
         changes.append(f"{target.name} is dead")
-    elif level.name == rules.OUT:
+    elif level.name == l5r.OUT:
         changes.append(f"{target.name} is out of the fight")
     return changes
 
@@ -174,12 +174,12 @@ def center_applies(encounter, actor) -> bool:
     return actor.state.get("center_round") == encounter.round
 
 
-def centered(encounter, actor, pool: rules.Pool) -> tuple[rules.Pool, str]:
+def centered(encounter, actor, pool: l5r.Pool) -> tuple[l5r.Pool, str]:
     """``pool`` with a waiting Center Stance's +1k1 and +Void (the first roll of the Turn takes it)."""
     if not center_applies(encounter, actor):
         return pool, ""
     void = fighter(actor).void
-    return rules.center_pool(pool, void), f", Center +1k1 +{void}"
+    return l5r.center_pool(pool, void), f", Center +1k1 +{void}"
 
 
 def use_center(encounter, actor) -> None:
@@ -187,15 +187,15 @@ def use_center(encounter, actor) -> None:
         actor.state = {k: v for k, v in actor.state.items() if k != "center_round"}
 
 
-def spend(actor, kind: rules.ActionKind) -> None:
+def spend(actor, kind: l5r.ActionKind) -> None:
     """Count an Action of ``kind`` against the Turn's one Complex or two Simple Actions."""
-    actor.state = {**actor.state, "spent": actor.state.get("spent", 0) + rules.ACTION_COST[kind]}
+    actor.state = {**actor.state, "spent": actor.state.get("spent", 0) + l5r.ACTION_COST[kind]}
 
 
-def refusal(actor, kind: rules.ActionKind, *, attack: bool = False) -> str:
+def refusal(actor, kind: l5r.ActionKind, *, attack: bool = False) -> str:
     """Why ``actor`` may not take an Action of ``kind`` now ("" when it may): rules.l5r.action_refusal."""
     numbers = fighter(actor)
-    return rules.action_refusal(
+    return l5r.action_refusal(
         kind,
         spent=actor.state.get("spent", 0),
         stance=stance_of(actor),

@@ -3,7 +3,7 @@ lasts from one Turn to the next."""
 
 from __future__ import annotations
 
-from rules import l5r as rules
+from rules import l5r
 from sheets.combat import RollResult, for_players, is_npc
 
 from ..sheet import odd_die_bonus
@@ -14,7 +14,7 @@ from .numbers import dice, exploded, fighter, stance_of
 LASTING = ("stance", "prone", "disarmed", "center_round", "rolled_initiative")
 # Stances whose effect ends at the combatant's next Turn: Full Defense's roll lasts "until his following
 # Turn" and Center "forfeits all Actions" of one Turn, so each is declared again to be held (reading).
-ONE_TURN = (rules.Stance.FULL_DEFENSE, rules.Stance.CENTER)
+ONE_TURN = (l5r.Stance.FULL_DEFENSE, l5r.Stance.CENTER)
 
 
 class OrderMixin:
@@ -24,14 +24,14 @@ class OrderMixin:
         chosen = encounter.state.get("start", {})
         options = {name: chosen.get(name) or 0 for name in ("extra_rolled", "extra_kept", "bonus")}
         numbers = fighter(combatant)
-        pool = rules.initiative_pool(
+        pool = l5r.initiative_pool(
             numbers.reflexes,
             numbers.school_rank,
             extra_rolled=options["extra_rolled"],
             extra_kept=options["extra_kept"],
             bonus=options["bonus"],
         )
-        result = rules.roll_pool(roller, pool, odd_die_bonus=odd_die_bonus(encounter.campaign))
+        result = l5r.roll_pool(roller, pool, odd_die_bonus=odd_die_bonus(encounter.campaign))
         rank_name = "school rank" if combatant.character is not None else "Insight rank"
         combatant.initiative = result.total
         combatant.state = {"rolled_initiative": result.total}
@@ -82,7 +82,7 @@ class OrderMixin:
         for combatant in combatants:
             rolled = combatant.state.get("rolled_initiative", combatant.initiative)
             centered = combatant.state.get("center_round") == encounter.round
-            combatant.initiative = rolled + (rules.CENTER_INITIATIVE if centered else 0)
+            combatant.initiative = rolled + (l5r.CENTER_INITIATIVE if centered else 0)
             combatant.state = {**combatant.state, "rolled_initiative": rolled}
         self._sort(combatants, {c.pk: c.position for c in combatants})
         return []
@@ -92,7 +92,7 @@ class OrderMixin:
         Stance held for one Turn; the Stance may be chosen again before any Action."""
         kept = {k: v for k, v in actor.state.items() if k in LASTING}
         if stance_of(actor) in ONE_TURN:
-            kept["stance"] = rules.Stance.ATTACK.value
+            kept["stance"] = l5r.Stance.ATTACK.value
         if kept.get("center_round", encounter.round) < encounter.round:
             kept.pop("center_round")  # its round passed unused
         actor.state = {**kept, "spent": 0}

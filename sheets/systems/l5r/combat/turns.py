@@ -4,7 +4,7 @@ weapon up, and a Free Action at Down paid with a Void point."""
 
 from __future__ import annotations
 
-from rules import l5r as rules
+from rules import l5r
 from sheets.combat import Action, EncounterError, RollResult, for_players, is_npc
 
 from ..sheet import odd_die_bonus
@@ -20,7 +20,7 @@ from .forms import (
 )
 from .numbers import dice, exploded, fighter, refusal, spend, spend_void, stance_of
 
-SIMPLE, COMPLEX, FREE = rules.ActionKind.SIMPLE, rules.ActionKind.COMPLEX, rules.ActionKind.FREE
+SIMPLE, COMPLEX, FREE = l5r.ActionKind.SIMPLE, l5r.ActionKind.COMPLEX, l5r.ActionKind.FREE
 
 
 def _stance_form(actor) -> type:
@@ -113,7 +113,7 @@ class TurnMixin:
                 offered.append(Action("stand", "Stand up (Simple Action)", help="No longer prone."))
             if state.get("disarmed"):
                 offered.append(Action("pick_up", "Pick the weapon up (Simple Action)"))
-        if numbers.wound_level.name == rules.DOWN and not refusal(actor, FREE):
+        if numbers.wound_level.name == l5r.DOWN and not refusal(actor, FREE):
             offered.append(
                 Action(
                     "free",
@@ -144,27 +144,27 @@ class TurnMixin:
         """Adopt a Stance at the start of the Turn (4th edition, Stances)."""
         if actor.state.get("spent") or actor.state.get("stance_chosen"):
             raise EncounterError("The stance is chosen at the start of the turn, before any action.")
-        stance = rules.Stance(data["stance"])
-        why = rules.stance_refusal(stance, prone=actor.state.get("prone", False))
+        stance = l5r.Stance(data["stance"])
+        why = l5r.stance_refusal(stance, prone=actor.state.get("prone", False))
         if why:
             raise EncounterError(f"{actor.name}: {why}.")
         state = {**actor.state, "stance": stance.value, "stance_chosen": True}
         label = f"{actor.name}: {stance.label}"
-        if stance is rules.Stance.FULL_DEFENSE:
+        if stance is l5r.Stance.FULL_DEFENSE:
             # "This Skill Roll is considered a Complex Action": refused where no Complex Action is.
-            why = rules.action_refusal(
-                COMPLEX, spent=0, stance=rules.Stance.ATTACK, level=fighter(actor).wound_level
+            why = l5r.action_refusal(
+                COMPLEX, spent=0, stance=l5r.Stance.ATTACK, level=fighter(actor).wound_level
             )
             if why:
                 raise EncounterError(f"{actor.name}: {why}.")
             numbers = fighter(actor)
-            result = rules.roll_pool(
+            result = l5r.roll_pool(
                 roller,
-                rules.full_defense_pool(numbers.reflexes, numbers.defense),
+                l5r.full_defense_pool(numbers.reflexes, numbers.defense),
                 odd_die_bonus=odd_die_bonus(encounter.campaign),
             )
-            bonus = rules.full_defense_bonus(result.total)
-            actor.state = {**state, "full_defense": bonus, "spent": rules.TURN_ACTIONS}
+            bonus = l5r.full_defense_bonus(result.total)
+            actor.state = {**state, "full_defense": bonus, "spent": l5r.TURN_ACTIONS}
             unskilled = " unskilled" * (not numbers.defense)
             line = RollResult(
                 label=label,
@@ -178,15 +178,15 @@ class TurnMixin:
                 character=actor.character,
             )
             return [for_players(line, "Armor TN raised until its next turn") if is_npc(actor) else line]
-        if stance is rules.Stance.CENTER:
-            actor.state = {**state, "center_round": encounter.round + 1, "spent": rules.TURN_ACTIONS}
+        if stance is l5r.Stance.CENTER:
+            actor.state = {**state, "center_round": encounter.round + 1, "spent": l5r.TURN_ACTIONS}
             summary = "no actions this turn; next round +1k1 and +Void on one roll, +10 initiative"
         else:
             actor.state = state
             summary = {
-                rules.Stance.ATTACK: "no limits",
-                rules.Stance.FULL_ATTACK: "+2k1 to melee attacks, Armor TN -10, attacks only",
-                rules.Stance.DEFENSE: "Armor TN + Air + Defense, no attacks",
+                l5r.Stance.ATTACK: "no limits",
+                l5r.Stance.FULL_ATTACK: "+2k1 to melee attacks, Armor TN -10, attacks only",
+                l5r.Stance.DEFENSE: "Armor TN + Air + Defense, no attacks",
             }[stance]
         return [RollResult(label=label, summary=summary, character=actor.character)]
 
@@ -210,8 +210,8 @@ class TurnMixin:
                 RollResult(
                     label=f"{actor.name} guards {target.name}",
                     summary=(
-                        f"Until {actor.name}'s next turn: {target.name}'s Armor TN +{rules.GUARD_BONUS}, "
-                        f"{actor.name}'s -{rules.GUARD_COST}"
+                        f"Until {actor.name}'s next turn: {target.name}'s Armor TN +{l5r.GUARD_BONUS}, "
+                        f"{actor.name}'s -{l5r.GUARD_COST}"
                     ),
                     character=actor.character,
                 )
