@@ -140,3 +140,20 @@ class IdConverter:
 
     def to_url(self, value) -> str:
         return str(value)
+
+
+def compact(form: forms.Form) -> forms.Form:
+    """Bootstrap's small controls on a form drawn field by field in a tight space (templates/_field.html):
+    a system's roll options, an encounter's action and defence inputs, a quick NPC. A widget that names
+    its own class keeps it."""
+    for field in form.fields.values():
+        widget = field.widget
+        # A list of boxes or radios (CheckboxSelectMultiple is a RadioSelect) puts the class on each input.
+        if isinstance(widget, forms.CheckboxInput | forms.RadioSelect):
+            css = "form-check-input"
+        elif isinstance(widget, forms.Select):
+            css = "form-select form-select-sm"
+        else:
+            css = "form-control form-control-sm"
+        widget.attrs.setdefault("class", css)
+    return form

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from campaigns.forms import row_id
+from campaigns.forms import compact, row_id
 from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
 from rules.dice import Roller, RulesError, system_random
@@ -38,21 +38,6 @@ from .forms import (
 from .models import Encounter
 
 
-def _styled(form: forms.Form) -> forms.Form:
-    """Bootstrap's small controls on a system's plain form (the systems' forms know no CSS)."""
-    for field in form.fields.values():
-        widget = field.widget
-        # A list of boxes or radios (CheckboxSelectMultiple is a RadioSelect) puts the class on each input.
-        if isinstance(widget, forms.CheckboxInput | forms.RadioSelect):
-            css = "form-check-input"
-        elif isinstance(widget, forms.Select):
-            css = "form-select form-select-sm"
-        else:
-            css = "form-control form-control-sm"
-        widget.attrs.setdefault("class", css)
-    return form
-
-
 def _encounter_context(request, campaign, encounter):
     combat = rules_for(campaign)
     combatants = services.combatants_of(encounter)
@@ -74,9 +59,9 @@ def _encounter_context(request, campaign, encounter):
         "actions": _action_items(request.user, combat, encounter, actor, combatants, by_gm=True)
         if actor is not None and is_gm and services.pending_defence(encounter) is None
         else [],
-        "npc_form": _styled(combat.npc_form_class(prefix="npc")),
-        "start_form": _styled(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
-        "npc_name_form": _styled(NpcNameForm(initial={"version": encounter.version})),
+        "npc_form": compact(combat.npc_form_class(prefix="npc")),
+        "start_form": compact(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
+        "npc_name_form": compact(NpcNameForm(initial={"version": encounter.version})),
         # Before the start, or as reinforcements while the fight runs.
         "addable": _addable(campaign, encounter) if encounter.status != Encounter.Status.ENDED else [],
         # Sides with no one left standing: the GM's page says so and offers to end the fight.
@@ -279,7 +264,7 @@ def _add_npc(request, campaign, encounter, roller):
     # with the retry (the messages were worked out already).
     data["version"] = str(encounter.version)
     context = _encounter_context(request, campaign, encounter)
-    context.update(npc_name_form=_marked(_styled(name_form)), npc_form=_marked(_styled(npc_form)))
+    context.update(npc_name_form=_marked(compact(name_form)), npc_form=_marked(compact(npc_form)))
     template = "play/encounter.html#encounter-controls" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, context, status=422 if request.htmx else 200)
 
@@ -330,7 +315,7 @@ def _action_items(user, combat, encounter, actor, combatants, *, by_gm: bool) ->
     for action in services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
         form = None
         if action.form_class is not None:
-            form = _styled(action.form_class(prefix=action.key))
+            form = compact(action.form_class(prefix=action.key))
             if not by_gm:
                 for name in action.gm_fields:
                     form.fields.pop(name, None)
@@ -375,7 +360,7 @@ def _defence_item(user, combat, encounter, combatants) -> dict | None:
         "asked": asked,
         "attacker": attacker,
         "defender": defender,
-        "form": _styled(asked.form_class(prefix=DEFENCE_PREFIX)),
+        "form": compact(asked.form_class(prefix=DEFENCE_PREFIX)),
         "percent": _defence_percent(combat, encounter, attacker, defender, asked, None) if priced else "",
         "odds": [(label, format_percent(chance)) for label, chance in asked.odds] if priced else [],
     }

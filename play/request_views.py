@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
+from campaigns.forms import compact
 from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_gm, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
@@ -63,7 +64,7 @@ def _gm_panel_context(campaign, *, form=None, options_form=None, error=""):
     return {
         "campaign": campaign,
         "form": form or RequestForm(campaign=campaign),
-        "options_form": options_form or system_for(campaign).options_form(character=None, data=None),
+        "options_form": options_form or compact(system_for(campaign).options_form(character=None, data=None)),
         "requests": [
             {
                 "request": asked,
@@ -100,7 +101,7 @@ def requests_gm(request, campaign_id: int):
         return _gm_panel(request, campaign)
     form = RequestForm(request.POST, campaign=campaign)
     options_data = _options_data(campaign, request.POST)
-    options_form = system_for(campaign).options_form(character=None, data=options_data)
+    options_form = compact(system_for(campaign).options_form(character=None, data=options_data))
     if not (form.is_valid() & options_form.is_valid()):
         return _gm_panel(request, campaign, form=form, options_form=options_form, status=422)
     try:

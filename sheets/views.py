@@ -14,6 +14,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns import cursors, hooks
+from campaigns.forms import compact
 from campaigns.models import FeedEntry, Visibility
 from campaigns.selectors import FULL, campaign_for_gm, campaign_for_member, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
@@ -29,10 +30,10 @@ TYPED_ECHO_LIMIT = 5000  # above every text field's limit, so a refused text com
 
 def _options(system, character, data):
     """The options form and its cleaned values (None when invalid); defaults when ``data`` has none."""
-    form = system.options_form(character=character)
+    form = compact(system.options_form(character=character))
     if data is None or not any(name in data for name in form.fields):
         return form, {name: field.initial for name, field in form.fields.items()}
-    form = system.options_form(character=character, data=data)
+    form = compact(system.options_form(character=character, data=data))
     return form, (form.cleaned_data if form.is_valid() else None)
 
 
