@@ -6,7 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from . import systems
-from .models import Campaign
+from .models import Campaign, Visibility
 
 
 class CampaignForm(forms.ModelForm):
@@ -140,6 +140,22 @@ class IdConverter:
 
     def to_url(self, value) -> str:
         return str(value)
+
+
+class VisibilityField(forms.ChoiceField):
+    """Who sees a roll, the one way every roll form asks it (the dice box, a sheet's roll, a saved roll, a
+    roll request): Visibility's choices, ``leave_out`` some (a request is never "Only me", which would hide
+    the answer from the GM who asked), ``relabel`` one for whoever picks it, ``extra`` a further choice (the
+    dice box's whisper, which needs names). One message for a value that is none of them."""
+
+    def __init__(self, *, label="Who sees the roll", leave_out=(), relabel=None, extra=(), **kwargs):
+        relabel = relabel or {}
+        offered = [(value, text) for value, text in Visibility.choices if value not in leave_out]
+        choices = [(value, relabel.get(value, text)) for value, text in offered]
+        kwargs.setdefault("initial", Visibility.PUBLIC)
+        refused = "Choose who may see this roll from the list."
+        kwargs.setdefault("error_messages", {"required": refused, "invalid_choice": refused})
+        super().__init__(choices=[*choices, *extra], label=label, **kwargs)
 
 
 def compact(form: forms.Form) -> forms.Form:

@@ -16,7 +16,7 @@ from rules.dice import RulesError
 from rules.notation import NotationError
 
 from . import accounts, chain, commands, cursors, hooks, lan, limits, rendering, selectors, services, systems
-from .forms import CampaignForm
+from .forms import CampaignForm, VisibilityField
 from .models import WHISPER, Campaign, FeedEntry, Visibility
 
 
@@ -181,11 +181,7 @@ class DiceBoxForm(forms.Form):
             attrs={"placeholder": "2d6+1, d20 adv vs 15, 7k3 vs 20, 5x5 vs 6", "autocomplete": "off"}
         ),
     )
-    visibility = forms.ChoiceField(
-        label="Who sees it",
-        choices=[*Visibility.choices, (WHISPER, "Whisper (to those ticked)")],
-        initial=Visibility.PUBLIC,
-    )
+    visibility = VisibilityField(label="Who sees it", extra=[(WHISPER, "Whisper (to those ticked)")])
     # Whom the box's own whisper is for: the others seated at the table ("/w" in a line: commands.read).
     whisper_to = forms.TypedMultipleChoiceField(
         label="Whisper to",

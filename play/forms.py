@@ -7,9 +7,8 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.forms import IdField, WholeNumberField
+from campaigns.forms import IdField, VisibilityField, WholeNumberField
 from campaigns.hooks import RollSubject
-from campaigns.models import Visibility
 from rules import notation
 from sheets.combat import EncounterError
 
@@ -180,7 +179,7 @@ class SavedRollForm(forms.Form):
             attrs={"placeholder": "1d20+5 vs 15", "autocomplete": "off", "spellcheck": "false"}
         ),
     )
-    visibility = forms.ChoiceField(label="Shown to", choices=Visibility.choices, initial=Visibility.PUBLIC)
+    visibility = VisibilityField(label="Shown to")
     character = forms.TypedChoiceField(label="For", coerce=int, required=False, empty_value=None)
 
     def __init__(self, *args, subjects: list[RollSubject] | None = None, **kwargs):

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
-from campaigns.forms import compact
+from campaigns.forms import VisibilityField, compact
 from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_gm, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
@@ -33,15 +33,11 @@ class RequestForm(forms.Form):
     )
     roll_key = forms.ChoiceField(label="What to roll", required=False)
     # Not "Only me": a request is the GM asking for the answer, which "Only me" would hide from the GM.
-    visibility = forms.ChoiceField(
-        # Worded for the GM who asks; the stored labels speak as the one who rolls ("I don't").
-        choices=[
-            (value, "Blind (you see it, the player does not)" if value == Visibility.BLIND else label)
-            for value, label in Visibility.choices
-            if value != Visibility.SELF
-        ],
-        initial=Visibility.PUBLIC,
+    visibility = VisibilityField(
         label="Who sees it",
+        leave_out=[Visibility.SELF],
+        # Worded for the GM who asks; the stored labels speak as the one who rolls ("I don't").
+        relabel={Visibility.BLIND: "Blind (you see it, the player does not)"},
     )
 
     def __init__(self, *args, campaign, **kwargs):

@@ -9,7 +9,8 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.forms import WHOLE_NUMBER_LIMIT, WholeNumberField
+from campaigns.forms import WHOLE_NUMBER_LIMIT, VisibilityField, WholeNumberField
+from campaigns.models import Visibility
 
 from .contract import EXPORT_FORMAT, IMPORT_VERSIONS
 
@@ -162,3 +163,13 @@ def seen_version(data) -> int | None:
 
 
 STALE_MESSAGE = "Someone changed this sheet since you loaded it; look at it again and retry."
+
+
+class RollVisibilityForm(forms.Form):
+    """Who sees a roll made from the sheet's buttons, drawn with the roll options; a post that leaves it
+    out (a roll made by another path of the sheet) is seen by everyone, as the list starts."""
+
+    visibility = VisibilityField(required=False)
+
+    def clean_visibility(self) -> str:
+        return self.cleaned_data["visibility"] or Visibility.PUBLIC

@@ -15,12 +15,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns import cursors, hooks
 from campaigns.forms import compact
-from campaigns.models import FeedEntry, Visibility
+from campaigns.models import FeedEntry
 from campaigns.selectors import FULL, campaign_for_gm, campaign_for_member, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 
 from . import edit, history, policy, selectors, services, transfer
-from .forms import STALE_MESSAGE, VERSION_FIELD, CharacterImportForm, seen_version
+from .forms import STALE_MESSAGE, VERSION_FIELD, CharacterImportForm, RollVisibilityForm, seen_version
 from .models import Character, StaleVersion
 from .registry import system_for
 
@@ -56,7 +56,7 @@ def _sheet_context(request, character, *, options_data=None, panels=True):
         "options_form": form,
         "buttons": system.buttons(character, options) if options is not None else [],
         "roll_summary": system.roll_summary(character, options) if options is not None else None,
-        "visibility_choices": Visibility.choices,
+        "visibility_form": compact(RollVisibilityForm()),
         "roll_key": uuid.uuid4().hex,
         "name_field": edit.base_field(character, "name"),
         "notes_field": edit.base_field(character, "notes"),
@@ -231,15 +231,15 @@ def sheet_roll(request, character_id: int, key: str):
     history.load_sheet_rows(character)
     system = system_for(character.campaign)
     form, options = _options(system, character, request.POST)
-    visibility = request.POST.get("visibility", Visibility.PUBLIC)
+    chosen = RollVisibilityForm(request.POST)
     error = ""
     if options is None:
         error = " ".join(
             f"{form.fields[name].label or name.title()}: {' '.join(errs)}"
             for name, errs in form.errors.items()
         )
-    elif visibility not in Visibility.values:
-        error = "Choose who may see this roll."
+    elif not chosen.is_valid():
+        error = " ".join(chosen.errors["visibility"])
     entry = outcome = None
     if not error:
         try:
@@ -249,7 +249,7 @@ def sheet_roll(request, character_id: int, key: str):
                 options=options,
                 roller=Roller(system_random()),
                 author=request.user,
-                visibility=visibility,
+                visibility=chosen.cleaned_data["visibility"],
                 idempotency_key=(request.POST.get("idempotency_key") or "")[:64] or None,
             )
         except KeyError:

@@ -282,7 +282,7 @@ def test_a_request_cannot_ask_for_an_answer_only_the_player_sees(demo_character,
     response = _ask(client_for(gm), character.campaign, [character], "self")
     assert (
         response.status_code == 422
-        and "self is not one of the available choices" in response.content.decode()
+        and "Choose who may see this roll from the list." in response.content.decode()
     )
 
 

@@ -405,3 +405,13 @@ def test_a_malformed_pending_change_is_refused_at_the_write(pending):
         validate_feed_result(result)
     fine = {"before": {"a:1:b": 1}, "after": {"a:1:b": 2}, "lines": ["b"]}
     validate_feed_result({**result, "pending": fine})
+
+
+def test_a_sheet_roll_for_no_one_on_the_list_is_refused_with_a_sentence(demo_character, player, client_for):
+    # Every roll form asks who sees it through one field (campaigns.forms.VisibilityField): a value
+    # that is none of its choices is refused in words, and nothing is rolled.
+    character = demo_character("triad")
+    url = reverse("sheet_roll", args=[character.pk, "ability:body"])
+    response = client_for(player).post(url, {"visibility": "everyone-but-the-gm"}, HTTP_HX_REQUEST="true")
+    assert "Choose who may see this roll from the list." in response.content.decode()
+    assert not FeedEntry.objects.filter(character_id=character.pk).exists()
