@@ -86,63 +86,61 @@ async def edit_latency(server: Server, table_id: int, samples: int) -> dict:
     return summary(answered, answered, 0, 0, bad, cpu)
 
 
-async def encounter_latency(server: Server, table_id: int, samples: int) -> dict:
-    """The player's encounter action at a table of 8: click-to-feed of its entry, POST answered."""
+async def _set_up_then_click(
+    server: Server, table_id: int, samples: int, action: str, set_up, recount=None
+) -> dict:
+    """Clicks of ``action`` at a table of 8, each after ``set_up`` (untimed: it returns how many entries
+    the table holds once what it logged has landed, or None when it logs nothing): click-to-feed of the
+    click's entry, POST answered, and the server's CPU for the click alone. ``recount``, if given, reads
+    how many entries the table holds at the end from the database."""
     table = await server.open_table(table_id, SEATS)
-    times, answered, bad, held, cpu = [], [], 0, 0, 0.0
+    times, answered, bad, cpu, held = [], [], 0, 0.0, 0
     for round_number in range(WARM_UP + samples):
-        if server.fixtures is not None:
-            held = await server.encounter_turn(table_id)
+        logged = await set_up()
+        if logged is not None:
+            held = logged
             table.expect(held)
-            if held and not await table.wait():  # what the Next turns logged has landed everywhere
+            if held and not await table.wait():  # what the set-up logged has landed everywhere
                 bad += 1
         table.expect(held + 1)
         before = process_cpu(server.pid)
         start = time.perf_counter()
-        status = await server.post(table_id, "encounter action")
+        status = await server.post(table_id, action)
         bad += status != 200
         if round_number >= WARM_UP:
             answered.append(time.perf_counter() - start)
         if await table.wait() and round_number >= WARM_UP:
             times.append(time.perf_counter() - start)
         if round_number >= WARM_UP:
-            cpu += process_cpu(server.pid) - before  # the action alone, not the GM's Next turns
+            cpu += process_cpu(server.pid) - before
         held += 1
-    await asyncio.sleep(0.2)
-    if server.fixtures is not None:
-        held = (await asyncio.to_thread(server.fixtures.encounter_state, server.forms[table_id]["fight"]))[2]
+    await asyncio.sleep(0.2)  # let stragglers land before counting
+    if recount is not None:
+        held = await recount()
     lost, dup = table.losses(list(range(held)))
     await table.close()
     return summary(times, answered, lost, dup, bad, cpu / samples)
+
+
+async def encounter_latency(server: Server, table_id: int, samples: int) -> dict:
+    """The player's encounter action at a table of 8; between clicks, untimed, the GM presses Next turn
+    until the player's turn is back (a server without fixtures, the floor, has no turns to wait for)."""
+
+    async def next_turns():
+        return await server.encounter_turn(table_id) if server.fixtures is not None else None
+
+    async def logged():
+        return (await asyncio.to_thread(server.fixtures.encounter_state, server.forms[table_id]["fight"]))[2]
+
+    recount = logged if server.fixtures is not None else None
+    return await _set_up_then_click(server, table_id, samples, "encounter action", next_turns, recount)
 
 
 async def request_latency(server: Server, table_id: int, samples: int) -> dict:
     """A roll-request answer at a table of 8: the prompt's button as the sheet posts it, until every
     socket has the answer's entry. Between clicks, untimed, the GM sends the last request's group
     result and asks again, and the roller's sheet fetches its new prompt."""
-    table = await server.open_table(table_id, SEATS)
-    times, answered, bad, cpu, held = [], [], 0, 0.0, 0
-    for round_number in range(WARM_UP + samples):
-        held = await server.ask(table_id)
-        table.expect(held)
-        if held and not await table.wait():  # the group result has landed everywhere
-            bad += 1
-        table.expect(held + 1)
-        before = process_cpu(server.pid)
-        start = time.perf_counter()
-        status = await server.post(table_id, "request answer")
-        bad += status != 200
-        if round_number >= WARM_UP:
-            answered.append(time.perf_counter() - start)
-        if await table.wait() and round_number >= WARM_UP:
-            times.append(time.perf_counter() - start)
-        if round_number >= WARM_UP:
-            cpu += process_cpu(server.pid) - before  # the answer alone, not the GM's asking
-        held += 1
-    await asyncio.sleep(0.2)
-    lost, dup = table.losses(list(range(held)))
-    await table.close()
-    return summary(times, answered, lost, dup, bad, cpu / samples)
+    return await _set_up_then_click(server, table_id, samples, "request answer", lambda: server.ask(table_id))
 
 
 async def sustained(server: Server, table_ids: list[int], action: str) -> dict:

@@ -44,6 +44,7 @@ import harness  # noqa: E402 (after the path is set)
 import servers  # noqa: E402
 from clicks import percentile  # noqa: E402
 from fixtures import DICE_LINE, Fixtures  # noqa: E402
+from page_markup import DEBOUNCE  # noqa: E402
 
 SAMPLES = 30
 CLICKS = ("sheet roll", "dice box", "GM's HP edit", "encounter hit")
@@ -81,7 +82,7 @@ class Clicks:
                 break
             await seat.gm_encounter.send("POST", fight["next_url"], {"version": str(version)})
             fight["acted"] = False
-            await seat.settle(harness.DEBOUNCE + 0.25)
+            await seat.settle(DEBOUNCE + 0.25)
         version, _, _ = await asyncio.to_thread(self.fixtures.encounter_state, fight)
         fight["acted"] = True
         fields = {**fight["fields"], "version": str(version)}
@@ -109,7 +110,7 @@ async def measure(port: int, fixtures, seating, forms: dict, fight: dict, sample
             if number:
                 rows.append(row)
         results[name] = rows
-    await seat.settle(harness.DEBOUNCE + 0.25)
+    await seat.settle(DEBOUNCE + 0.25)
     results["lost"], results["dup"] = seat.losses()
     await seat.close()
     return results
@@ -128,7 +129,7 @@ def report(results: dict) -> None:
     first = next(iter(results.values()))
     print(
         f"A full table: {first['pages']} pages, opened in {first['opened']:.1f} s; live panels read"
-        f" from them: {first['panels']}; table.js's debounce {harness.DEBOUNCE * ms:.0f} ms; the HP edit"
+        f" from them: {first['panels']}; table.js's debounce {DEBOUNCE * ms:.0f} ms; the HP edit"
         f" edits {first['hp']!r}"
     )
     header = (

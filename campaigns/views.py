@@ -15,7 +15,20 @@ from rules import notation
 from rules.dice import RulesError
 from rules.notation import NotationError
 
-from . import accounts, chain, commands, cursors, hooks, lan, limits, rendering, selectors, services, systems
+from . import (
+    accounts,
+    chain,
+    commands,
+    cursors,
+    distribution,
+    hooks,
+    lan,
+    limits,
+    rendering,
+    selectors,
+    services,
+    systems,
+)
 from .forms import CampaignForm, VisibilityField
 from .models import WHISPER, Campaign, FeedEntry, Visibility
 
@@ -420,8 +433,8 @@ def _odds(campaign, text: str) -> dict:
         pass  # roll and keep dice, and lines too big to draw, may still have an exact chance
     else:
         repeat = tree.count if isinstance(tree, notation.Repeat) else None
-        picture = rendering.distribution_picture(dist, target=dist.target, repeat=repeat)
-        summary = rendering.distribution_summary(tree, dist, picture)
+        picture = distribution.distribution_picture(dist, target=dist.target, repeat=repeat)
+        summary = distribution.distribution_summary(tree, dist, picture)
         return {"line": line, "picture": picture, "summary": summary}
     options = systems.get(campaign.system).dice_box_options(campaign.options)
     try:
@@ -433,7 +446,7 @@ def _odds(campaign, text: str) -> dict:
         "not_exact": True,
         "target": getattr(tree, "target", None),
         "chance": rendering.format_percent(chance),
-        "chance_exact": rendering.exact_text(chance) if chance is not None else "",
+        "chance_exact": distribution.exact_text(chance) if chance is not None else "",
     }
 
 

@@ -15,12 +15,13 @@ from django.views.decorators.http import require_POST
 from campaigns.forms import compact, row_id
 from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
-from rules.dice import Roller, RulesError, system_random
+from rules.dice import Roller, system_random
 from sheets import selectors as sheet_selectors
 from sheets.combat import EncounterError
 from sheets.registry import combat_for as rules_for
 
 from . import encounters as services
+from . import odds
 from .forms import (
     ActForm,
     AddCharacterForm,
@@ -31,7 +32,6 @@ from .forms import (
     OddsForm,
     RemoveForm,
     VersionForm,
-    initial_data,
     refusal,
     with_initial,
 )
@@ -54,9 +54,9 @@ def _encounter_context(request, campaign, encounter):
         # Whose portrait the GM's page offers to upload (play/portraits.py): a character has its sheet's.
         "quick_npcs": [c for c in combatants if c.character_id is None] if is_gm else [],
         # A waiting defence (the GM's page offers to resolve it without waiting): actions wait for it.
-        "defence": _defence_item(request.user, combat, encounter, combatants) if is_gm else None,
+        "defence": odds.defence_item(request.user, combat, encounter, combatants) if is_gm else None,
         # The actions only the GM's page draws: a player's come in their turn panel.
-        "actions": _action_items(request.user, combat, encounter, actor, combatants, by_gm=True)
+        "actions": odds.action_items(request.user, combat, encounter, actor, combatants, by_gm=True)
         if actor is not None and is_gm and services.pending_defence(encounter) is None
         else [],
         "npc_form": compact(combat.npc_form_class(prefix="npc")),
@@ -167,7 +167,7 @@ def _defend(request, encounter, roller) -> None:
         version=form.cleaned_data["version"],
         defender_id=form.cleaned_data["defender"],
         data=request.POST,
-        prefix=DEFENCE_PREFIX,
+        prefix=odds.DEFENCE_PREFIX,
         roller=roller,
         author=request.user,
     )
@@ -281,91 +281,6 @@ def _marked(form: forms.Form) -> forms.Form:
     return form
 
 
-# ----- the actions of a turn, priced ----------------------------------------------------------------
-
-
-def _chance(combat, encounter, actor, action, target, data):
-    """The exact chance of ``action`` as its form's ``data`` (None: as first drawn) would roll it; None
-    when it rolls nothing or the inputs do not make a roll yet."""
-    try:
-        options = {}
-        if action.form_class is not None:
-            form = action.form_class(
-                data if data is not None else initial_data(action.form_class, prefix=action.key),
-                prefix=action.key,
-            )
-            if not form.is_valid():
-                return None
-            options = form.cleaned_data
-        return combat.chance(encounter, actor, action.key, target, options)
-    except (EncounterError, RulesError, KeyError, ValueError):
-        return None  # inputs the roll itself would refuse, with its message, when it is made
-
-
-def _priced(user, encounter, action, target) -> bool:
-    """Whether ``user`` sees the odds of ``action`` at ``target``: not when they would tell the numbers
-    of an NPC the user does not see (play.encounters.numbers_shown)."""
-    return action.own_odds or target is None or services.numbers_shown(user, encounter, target)
-
-
-def _action_items(user, combat, encounter, actor, combatants, *, by_gm: bool) -> list[dict]:
-    """Each action open to ``actor`` with its form (a player's without the GM's inputs) and its odds
-    against its first target (none where they would tell an NPC's numbers ``user`` does not see)."""
-    items = []
-    for action in services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
-        form = None
-        if action.form_class is not None:
-            form = compact(action.form_class(prefix=action.key))
-            if not by_gm:
-                for name in action.gm_fields:
-                    form.fields.pop(name, None)
-        target = action.targets[0] if action.needs_target and action.targets else None
-        chance = None
-        if _priced(user, encounter, action, target):
-            chance = _chance(combat, encounter, actor, action, target, None)
-        items.append({"action": action, "form": form, "percent": format_percent(chance)})
-    return items
-
-
-# ----- a waiting defence ----------------------------------------------------------------------------
-
-DEFENCE_PREFIX = "defence"
-
-
-def _defence_percent(combat, encounter, attacker, defender, asked, data):
-    """The chance the defence holds with the form's ``data`` (None: as first drawn), as a percent."""
-    form = asked.form_class(
-        data if data is not None else initial_data(asked.form_class, prefix=DEFENCE_PREFIX),
-        prefix=DEFENCE_PREFIX,
-    )
-    if not form.is_valid():
-        return ""
-    pending = services.pending_defence(encounter)["rules"]
-    try:
-        chance = combat.defence_chance(encounter, pending, attacker, defender, form.cleaned_data)
-    except (EncounterError, RulesError, KeyError, ValueError):
-        return ""
-    return format_percent(chance)
-
-
-def _defence_item(user, combat, encounter, combatants) -> dict | None:
-    """The waiting defence as a page draws it: the prompt, its form, each option's odds (none where they
-    would tell the numbers of an NPC attacker ``user`` does not see); None if none waits."""
-    found = services.defence_of(encounter, combatants)
-    if found is None:
-        return None
-    asked, attacker, defender = found
-    priced = asked.own_odds or services.numbers_shown(user, encounter, attacker)
-    return {
-        "asked": asked,
-        "attacker": attacker,
-        "defender": defender,
-        "form": compact(asked.form_class(prefix=DEFENCE_PREFIX)),
-        "percent": _defence_percent(combat, encounter, attacker, defender, asked, None) if priced else "",
-        "odds": [(label, format_percent(chance)) for label, chance in asked.odds] if priced else [],
-    }
-
-
 def defence_odds(request, campaign_id: int, encounter_id: int):
     """The odds of the waiting defence as its form stands now (re-priced when an input changes)."""
     campaign = campaign_for_member(request.user, campaign_id)
@@ -381,7 +296,9 @@ def defence_odds(request, campaign_id: int, encounter_id: int):
                 content_type="text/plain",
             )
         if asked.own_odds or services.numbers_shown(request.user, encounter, attacker):
-            percent = _defence_percent(rules_for(campaign), encounter, attacker, defender, asked, request.GET)
+            percent = odds.defence_percent(
+                rules_for(campaign), encounter, attacker, defender, asked, request.GET
+            )
     return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
 
 
@@ -412,8 +329,10 @@ def encounter_odds(request, campaign_id: int, encounter_id: int):
                 data = request.GET
                 if action.form_class is not None and not by_gm:
                     data = with_initial(data, action.form_class, prefix=action.key, names=action.gm_fields)
-                if _priced(request.user, encounter, action, target):
-                    percent = format_percent(_chance(combat, encounter, actor, action, target, data))
+                if odds.priced(request.user, encounter, action, target):
+                    percent = format_percent(
+                        odds.action_chance(combat, encounter, actor, action, target, data)
+                    )
     return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
 
 
@@ -434,6 +353,10 @@ def _turn_context(request, campaign, character=None) -> dict | None:
         else reverse("turn_panel", args=[campaign.pk]),
         "encounter": None,
         "my_turn": False,
+        # Which refresh the panel follows: "turn" (whose turn, the round, a waiting defence, who fights),
+        # or every change of the encounter where it shows one: the acting player's actions, a defence to
+        # choose, a sheet's latest lines (play.encounters._announce).
+        "live_panel": "turn",
     }
     encounter = services.running_encounter(campaign)
     if encounter is None:
@@ -453,16 +376,18 @@ def _turn_context(request, campaign, character=None) -> dict | None:
     # A waiting defence holds the fight up: its defender's player gets the prompt, the rest are told.
     pending, defence = services.pending_defence(encounter), None
     if pending is not None and any(c.pk == pending["defender"] for c in mine):
-        defence = _defence_item(user, combat, encounter, combatants)
+        defence = odds.defence_item(user, combat, encounter, combatants)
     elif pending is not None:
         context["waiting_on"] = next((c for c in combatants if c.pk == pending["defender"]), None)
     my_turn = actor is not None and any(c.pk == actor.pk for c in mine) and pending is None
+    if my_turn or defence is not None or character is not None:
+        context["live_panel"] = "encounter"
     context.update(
         encounter=encounter,
         actor=actor,
         my_turn=my_turn,
         defence=defence,
-        actions=_action_items(user, combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
+        actions=odds.action_items(user, combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
         # The sheet has no feed beside it: the fight's latest lines, as this player may see them.
         latest=feed_tagged(user, campaign, request_key="encounter", value=encounter.pk, limit=3)
         if character is not None

@@ -5,6 +5,10 @@ Every GM action carries the encounter's version, so a double click or a second t
 every roll lands in the table feed; every change to a sheet goes through the sheet history. A player
 takes their own character's turn (``encounter_act`` with the player as author); everything else is the
 GM's.
+
+Over 500 lines for one reason: this is one state machine. Every step claims the encounter's version
+under its row lock, logs to the feed and saves through the same private helpers (``_claim``, ``_log``,
+``_save``, ``_advance``); split apart, those would become a public surface any caller could misuse.
 """
 
 from __future__ import annotations
@@ -68,8 +72,15 @@ def _claim(encounter: Encounter, version: int) -> None:
     encounter.version = version + 1
 
 
-def _announce(encounter: Encounter) -> None:
+def _announce(encounter: Encounter, *, turn: bool = True) -> None:
+    """The encounter changed: every panel that follows each change is fetched again (the encounter's, the
+    acting player's turn panel, a sheet's latest lines of the fight). ``turn``: whose turn it is, the
+    round, a waiting defence or who fights changed too, so every player's turn panel is fetched; an
+    action that leaves all of those as they were shows nothing new on the others (``live_panel`` in
+    play.encounter_views._turn_context)."""
     realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter")
+    if turn:
+        realtime.panel_changed(campaign_id=encounter.campaign_id, panel="turn")
 
 
 def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
@@ -424,17 +435,22 @@ def encounter_act(
     return _after_action(encounter, combatants, actor, action, lines, said, author=author)
 
 
-def _after_action(encounter, combatants, actor, action, lines, said, *, author) -> list[RollResult]:
+def _after_action(
+    encounter, combatants, actor, action, lines, said, *, author, defence_answered: bool = False
+) -> list[RollResult]:
     """An action done in full: end the turn if it does, pass whoever is out, say if a side has no one
-    standing (``said``: the sides said before), save, log, announce."""
+    standing (``said``: the sides said before), save, log, announce (to every turn panel when the turn
+    moved on or a waiting defence was answered)."""
     combat = rules_for(encounter.campaign)
+    before = (encounter.status, encounter.round, encounter.turn)
     if combat.turn_over(encounter, actor, action):
         lines += _advance(encounter, combatants, author=author)
     lines += _skip_out(encounter, combatants, author=author)
     lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter)
+    moved = (encounter.status, encounter.round, encounter.turn) != before
+    _announce(encounter, turn=moved or defence_answered)
     return lines
 
 
@@ -486,7 +502,9 @@ def encounter_defend(
     except RulesError as error:
         raise EncounterError(str(error)) from None
     encounter.state = {k: v for k, v in encounter.state.items() if k != DEFENCE}
-    return _after_action(encounter, combatants, attacker, pending["action"], lines, said, author=author)
+    return _after_action(
+        encounter, combatants, attacker, pending["action"], lines, said, author=author, defence_answered=True
+    )
 
 
 @transaction.atomic

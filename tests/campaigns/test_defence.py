@@ -367,8 +367,9 @@ async def test_the_prompt_travels_as_a_bare_refresh(in_memory_layer, make_campai
         author=gm,
     )
     for socket in (alice, bob):
-        heard = await socket.receive_json_from(timeout=FRAME_WAIT)
-        assert heard == {"type": "refresh", "panel": "encounter"}
+        heard = [await socket.receive_json_from(timeout=FRAME_WAIT) for _ in range(2)]
+        # A defence now waits: every turn panel shows it (the prompt, or whom the fight waits on).
+        assert heard == [{"type": "refresh", "panel": "encounter"}, {"type": "refresh", "panel": "turn"}]
         assert await socket.receive_nothing()
     await alice.disconnect()
     await bob.disconnect()

@@ -407,11 +407,56 @@ async def test_the_turn_travels_as_a_bare_refresh_and_each_page_asks_for_its_own
         encounter=encounter, version=encounter.version, author=gm
     )
     for socket in (alice, bob):
-        heard = await socket.receive_json_from(timeout=FRAME_WAIT)
-        assert heard == {"type": "refresh", "panel": "encounter"}  # no names, no forms, no odds
+        heard = [await socket.receive_json_from(timeout=FRAME_WAIT) for _ in range(2)]
+        # No names, no forms, no odds: the turn moved on, so every turn panel is asked for again.
+        assert heard == [{"type": "refresh", "panel": "encounter"}, {"type": "refresh", "panel": "turn"}]
+        assert await socket.receive_nothing()
     await alice.disconnect()
     await bob.disconnect()
     assert await sync_to_async(lambda: Encounter.objects.get(pk=encounter.pk).status)() == "running"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_an_action_that_leaves_the_turn_as_it_was_refreshes_only_the_panels_that_follow_it(
+    in_memory_layer, make_campaign, gm, player, other_player
+):
+    """A Triad attack does not end the turn: the other player's turn panel at the table would show the
+    same, so only the "encounter" refresh goes out, which the acting player's panels and the sheets'
+    latest lines follow."""
+    campaign, encounter, mine, theirs, bandit = await sync_to_async(make_fight)(
+        make_campaign, gm, player, other_player, "triad"
+    )
+    actor = await sync_to_async(combatant)(encounter, mine)
+    bob, _ = await open_socket(other_player, campaign, feed=False)
+    await sync_to_async(services.encounter_act)(
+        encounter=encounter, version=encounter.version, actor_id=actor.pk, action="attack",
+        target_id=bandit.pk, data={}, prefix="attack", roller=roller(17), author=player,
+    )
+    heard = [await bob.receive_json_from(timeout=FRAME_WAIT)]
+    while not await bob.receive_nothing():
+        heard.append(await bob.receive_json_from(timeout=FRAME_WAIT))
+    await bob.disconnect()
+    panels = [frame["panel"] for frame in heard if frame["type"] == "refresh"]
+    assert "encounter" in panels and "turn" not in panels, heard
+
+
+def test_each_turn_panel_follows_the_refresh_that_can_change_it(
+    triad_fight, gm, player, other_player, client_for
+):
+    campaign, encounter, mine, theirs, _ = triad_fight
+
+    def followed(user, url):
+        page = client_for(user).get(url).content.decode()
+        return re.search(r'id="turn-panel"[^>]*data-live-panel="([^"]+)"', page)[1]
+
+    table = reverse("table", args=[campaign.pk])
+    assert followed(player, table) == "encounter"  # its turn: its actions change with each one taken
+    assert followed(other_player, table) == "turn"  # waiting: only whose turn it is can change
+    assert followed(other_player, theirs.get_absolute_url()) == "encounter"  # a sheet's latest lines
+    advance_to(encounter, theirs, gm)
+    assert followed(player, table) == "turn"
+    assert followed(other_player, table) == "encounter"
 
 
 def test_an_action_that_is_the_gms_alone_is_neither_offered_nor_taken_from_a_player(

@@ -13,8 +13,9 @@ from rules import freefall
 from rules.dice import FixedFaces
 from sheets.demo import load_demo_characters
 from sheets.models import Character
+from sheets.systems.freefall.builder import builder_form_data
 from sheets.systems.freefall.models import FreeFallGear, FreeFallProgram, FreeFallSheet
-from sheets.systems.freefall.sheet import builder_form_data, system
+from sheets.systems.freefall.sheet import system
 
 from .conftest import HTMX, page_text
 from .test_write_policy import players_adjust_play_state

@@ -20,7 +20,7 @@ from sheets.combat import EncounterError, is_npc
 from sheets.contract import Die
 from sheets.services import character_change
 
-from .sheet import OPTION_ASPECTS
+from .fields import OPTION_ASPECTS
 
 ATTACK = fivebyfive.ExclusiveAction.ATTACK
 DODGE = fivebyfive.ExclusiveAction.DODGE

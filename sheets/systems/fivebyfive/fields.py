@@ -46,9 +46,17 @@ ARMOR_SHORT = tuple((a.name, f"{a.name} (AV {a.av})") for a in fivebyfive.ARMOR)
 WEAPON_DB = {w.name: w.db for w in fivebyfive.WEAPONS}
 ARMOR_AV = {a.name: a.av for a in fivebyfive.ARMOR}
 YES_NO = (("on", "yes"), ("", "no"))
-TOKEN_CHOICES = (("on", "held"), ("", "none"))
-#: The yes/no gear on the sheet: attribute -> label.
-GEAR_FLAGS = {"shield": "Shield", "offhand_dagger": "Off-hand dagger"}
+# The sheet's on/off values, each a select of two: its label and its options.
+FLAGS = {
+    "doubles_token": ("Doubles token", (("on", "held"), ("", "none"))),
+    "shield": ("Shield", YES_NO),
+    "offhand_dagger": ("Off-hand dagger", YES_NO),
+}
+# The weapon and the armor, each picked by name: its label, its options, and the number it sets with it.
+KIT = {
+    "weapon": ("Weapon", WEAPON_SHORT, "weapon_db", WEAPON_DB),
+    "armor": ("Armor", ARMOR_SHORT, "armor_av", ARMOR_AV),
+}
 
 
 def _value_label(value: int) -> str:
@@ -236,62 +244,37 @@ class FiveByFiveFields(SheetSystem):
         character.fivebyfive.xp = value
         character.fivebyfive.save()
 
-    def _token_field(self, character, path):
+    def _kit_field(self, character, path, kit):
+        label, choices, _, _ = KIT[kit]
         return EditableField(
             path,
-            "Doubles token",
-            "on" if character.fivebyfive.doubles_token else "",
+            label,
+            getattr(character.fivebyfive, kit),
             input_type="select",
-            choices=TOKEN_CHOICES,
-            kind=self.kind_of(FiveByFiveSheet, "doubles_token"),
+            choices=choices,
+            kind=self.kind_of(FiveByFiveSheet, kit),
         )
 
-    def _save_token(self, character, value):
-        character.fivebyfive.doubles_token = value == "on"
-        character.fivebyfive.save()
-
-    def _weapon_field(self, character, path):
-        return EditableField(
-            path,
-            "Weapon",
-            character.fivebyfive.weapon,
-            input_type="select",
-            choices=WEAPON_SHORT,
-            kind=self.kind_of(FiveByFiveSheet, "weapon"),
-        )
-
-    def _save_weapon(self, character, value):
+    def _save_kit(self, character, value, kit):
+        _, _, number, numbers = KIT[kit]
         sheet = character.fivebyfive
-        sheet.weapon, sheet.weapon_db = value, WEAPON_DB[value]
+        setattr(sheet, kit, value)
+        setattr(sheet, number, numbers[value])
         sheet.save()
 
-    def _armor_field(self, character, path):
+    def _flag_field(self, character, path, flag):
+        label, choices = FLAGS[flag]
         return EditableField(
             path,
-            "Armor",
-            character.fivebyfive.armor,
+            label,
+            "on" if getattr(character.fivebyfive, flag) else "",
             input_type="select",
-            choices=ARMOR_SHORT,
-            kind=self.kind_of(FiveByFiveSheet, "armor"),
+            choices=choices,
+            kind=self.kind_of(FiveByFiveSheet, flag),
         )
 
-    def _save_armor(self, character, value):
-        sheet = character.fivebyfive
-        sheet.armor, sheet.armor_av = value, ARMOR_AV[value]
-        sheet.save()
-
-    def _gear_flag_field(self, character, path, attribute):
-        return EditableField(
-            path,
-            GEAR_FLAGS[attribute],
-            "on" if getattr(character.fivebyfive, attribute) else "",
-            input_type="select",
-            choices=YES_NO,
-            kind=self.kind_of(FiveByFiveSheet, attribute),
-        )
-
-    def _save_gear_flag(self, character, value, attribute):
-        setattr(character.fivebyfive, attribute, value == "on")
+    def _save_flag(self, character, value, flag):
+        setattr(character.fivebyfive, flag, value == "on")
         character.fivebyfive.save()
 
     # Each path's field and save are the methods above, called with the system as their self.
@@ -328,10 +311,6 @@ class FiveByFiveFields(SheetSystem):
         EditPath("hp", field=_hp_field, save=_save_hp),
         EditPath("hp_rank", field=_hp_rank_field, save=_save_hp_rank),
         EditPath("xp", field=_xp_field, save=_save_xp),
-        EditPath("doubles_token", field=_token_field, save=_save_token),
-        EditPath("weapon", field=_weapon_field, save=_save_weapon),
-        EditPath("armor", field=_armor_field, save=_save_armor),
-        EditPath(
-            "<attribute>", values={"attribute": GEAR_FLAGS}, field=_gear_flag_field, save=_save_gear_flag
-        ),
+        EditPath("<kit>", values={"kit": KIT}, field=_kit_field, save=_save_kit),
+        EditPath("<flag>", values={"flag": FLAGS}, field=_flag_field, save=_save_flag),
     )

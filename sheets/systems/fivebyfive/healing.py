@@ -30,8 +30,9 @@ from sheets.selectors import roll_subjects
 from sheets.services import character_change
 
 from .combatants import DEFAULT_ASPECT, HEALING, TOKEN_HEAL, UNTRAINED, Use, chain_dice, read_task, task_dice
+from .fields import OPTION_ASPECTS, aspect_rating
 from .models import FiveByFiveSheet
-from .sheet import OPTION_ASPECTS, aspect_rating, system
+from .sheet import system
 
 
 def wounded(sheet) -> bool:

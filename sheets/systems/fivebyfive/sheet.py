@@ -21,7 +21,6 @@ from rules import fivebyfive
 
 from .builder import FiveByFiveBuilder
 from .fields import OPTION_ADVANCED, OPTION_ASPECTS
-from .fields import aspect_rating as aspect_rating  # imported from here by healing.py
 from .models import ASPECT_NAMES
 from .recovery import RestForm, TimePassesForm, dying_clock
 from .rolls import FiveByFiveRolls

@@ -146,7 +146,8 @@ class ProgramRowForm(forms.Form):
         return freefall.Program(name=data["name"], type=data["type"], tier=data["tier"])
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
+    """A gear or program name as rows are matched by it: spaces and case set aside."""
     return name.strip().casefold()
 
 
@@ -157,17 +158,17 @@ class BaseGearFormSet(forms.BaseFormSet):
         seen: set[str] = set()
         for row in rows:
             name = row.cleaned_data["name"]
-            if _key(name) in seen:
+            if name_key(name) in seen:
                 row.add_error("name", f"Another item is already called {name}; give each a different name.")
-            seen.add(_key(name))
-        carriers = {_key(r.cleaned_data["name"]) for r in rows if r.cleaned_data.get("load_bearing")}
+            seen.add(name_key(name))
+        carriers = {name_key(r.cleaned_data["name"]) for r in rows if r.cleaned_data.get("load_bearing")}
         for row in rows:
             target = row.cleaned_data.get("attached_to")
             if not target:
                 continue
-            if _key(target) == _key(row.cleaned_data["name"]):
+            if name_key(target) == name_key(row.cleaned_data["name"]):
                 row.add_error("attached_to", "An item cannot be attached to itself.")
-            elif _key(target) not in carriers:
+            elif name_key(target) not in carriers:
                 row.add_error("attached_to", f"{target} is not a Load Bearing item in this list.")
 
 
@@ -179,11 +180,11 @@ class BaseProgramFormSet(forms.BaseFormSet):
             if row.errors or not row.cleaned_data or row.cleaned_data.get("empty"):
                 continue
             name = row.cleaned_data["name"]
-            if _key(name) in seen:
+            if name_key(name) in seen:
                 row.add_error(
                     "name", f"Another program is already called {name}; give each a different name."
                 )
-            seen.add(_key(name))
+            seen.add(name_key(name))
 
 
 GearFormSet = forms.formset_factory(
@@ -399,7 +400,7 @@ class FreeFallBuilder(SheetSystem):
         )
         saved = {}
         for item in build.gear:
-            saved[_key(item.name)] = FreeFallGear.objects.create(
+            saved[name_key(item.name)] = FreeFallGear.objects.create(
                 character=character,
                 name=item.name,
                 binds=item.binds.value if item.binds and item.binding else "",
@@ -413,8 +414,8 @@ class FreeFallBuilder(SheetSystem):
             )
         for item in build.gear:
             if item.attached_to:
-                row = saved[_key(item.name)]
-                row.attached_to = saved[_key(item.attached_to)]
+                row = saved[name_key(item.name)]
+                row.attached_to = saved[name_key(item.attached_to)]
                 row.save(update_fields=["attached_to"])
         FreeFallProgram.objects.bulk_create(
             FreeFallProgram(character=character, name=p.name, type=p.type.value, tier=p.tier.value)

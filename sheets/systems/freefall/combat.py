@@ -55,6 +55,7 @@ from sheets.combat import Action, CombatRules, RollResult, for_players, is_npc
 from sheets.services import character_change
 
 from .declaring import Declarations
+from .fields import engine_program
 from .fighters import (
     DECLARE,
     RESOLVE,
@@ -70,8 +71,7 @@ from .fighters import (
     track_json,
 )
 from .harm import HarmProtocol
-from .rolls import check_dice
-from .sheet import OUTCOME_LABELS, _engine_program
+from .rolls import OUTCOME_LABELS, check_dice
 from .sheet import system as sheet_system
 
 
@@ -282,7 +282,7 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
         item = encounter.state["queue"][encounter.turn - encounter.state["seats"]]
         if item.get("hack"):
             row = actor.character.ff_programs.filter(name=item["program"]).first()
-            program = _engine_program(row) if row is not None and not row.compromised else None
+            program = engine_program(row) if row is not None and not row.compromised else None
             return freefall.hack_odds(item["dice"], item["tn"], program=program).at_least_success
         return freefall.odds(item["dice"], item["tn"]).at_least_success
 
@@ -354,7 +354,7 @@ class FreeFallCombat(Declarations, HarmProtocol, CombatRules):
                     character=character,
                 )
             ]
-        program = _engine_program(row) if row is not None else None
+        program = engine_program(row) if row is not None else None
         hacked = freefall.hack(item["faces"], item["tn"], program=program)
         result = hacked.check
         odds = freefall.hack_odds(item["dice"], item["tn"], program=program)

@@ -50,12 +50,12 @@ class SheetState:
         return self.track.filled
 
 
-def _gear_rows(character) -> list[FreeFallGear]:
+def gear_rows_of(character) -> list[FreeFallGear]:
     # Load Bearing relief is used up in list order, so the sheet keeps the order the builder checked.
     return sorted(character.ff_gear.all(), key=lambda row: row.pk)  # the loaded rows, no query
 
 
-def _engine_gear(rows) -> tuple[freefall.Gear, ...]:
+def engine_gear(rows) -> tuple[freefall.Gear, ...]:
     names = {row.pk: row.name for row in rows}
     return tuple(
         freefall.Gear(
@@ -91,7 +91,7 @@ def _store_harm(sheet, slot: str, state: str, kind: str) -> None:
     sheet.save(update_fields=[state_path, kind_path])
 
 
-def _engine_program(row: FreeFallProgram) -> freefall.Program:
+def engine_program(row: FreeFallProgram) -> freefall.Program:
     return freefall.Program(name=row.name, type=row.type, tier=row.tier, compromised=row.compromised)
 
 
@@ -119,9 +119,9 @@ class FreeFallFields(SheetSystem):
 
     def state(self, character, *, gear_rows=None) -> SheetState:
         sheet = character.freefall
-        rows = _gear_rows(character) if gear_rows is None else gear_rows
-        gear = _engine_gear(rows)
-        programs = [_engine_program(p) for p in character.ff_programs.all()]
+        rows = gear_rows_of(character) if gear_rows is None else gear_rows
+        gear = engine_gear(rows)
+        programs = [engine_program(p) for p in character.ff_programs.all()]
         permanent = freefall.Attributes(sheet.body_perm, sheet.mind_perm, sheet.ghost_perm)
         binding = freefall.binding(gear, programs)
         current_max = permanent - binding
@@ -287,7 +287,7 @@ class FreeFallFields(SheetSystem):
             field=_harm_kind_field,
             save=_save_harm_kind,
         ),
-        EditPath("gear:<id>:condition", rows=_gear_rows, field=_condition_field, save=_save_condition),
+        EditPath("gear:<id>:condition", rows=gear_rows_of, field=_condition_field, save=_save_condition),
         EditPath(
             "program:<id>:compromised",
             rows=_programs,

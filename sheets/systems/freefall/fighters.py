@@ -14,7 +14,7 @@ from django import forms
 from campaigns.forms import WholeNumberField
 from rules import freefall
 
-from .sheet import CONDITION_TO_ENGINE, _engine_program
+from .fields import CONDITION_TO_ENGINE, engine_program
 from .sheet import system as sheet_system
 
 DECLARE, RESOLVE = "declare", "resolve"
@@ -193,7 +193,7 @@ def declaration_form(encounter, actor, *, attack: bool) -> type[forms.Form]:
 
 
 def programs_of(character) -> list[freefall.Program]:
-    return [_engine_program(row) for row in character.ff_programs.all()]
+    return [engine_program(row) for row in character.ff_programs.all()]
 
 
 def hack_form(encounter, actor) -> type[forms.Form]:

@@ -19,21 +19,20 @@ from rules import freefall
 from sheets.history import recorded
 from sheets.services import character_change
 
-from .models import FreeFallGear, FreeFallProgram
-from .sheet import (
-    CONDITION_TO_ENGINE,
+from .builder import (
     MAX_GEAR,
     MAX_PROGRAMS,
     BaseGearFormSet,
     BaseProgramFormSet,
     GearRowForm,
     ProgramRowForm,
-    _engine_gear,
-    _key,
     formset_errors,
     grown_formsets,
-    system,
+    name_key,
 )
+from .fields import CONDITION_TO_ENGINE, engine_gear
+from .models import FreeFallGear, FreeFallProgram
+from .sheet import system
 
 
 class KitGearRowForm(GearRowForm):
@@ -212,9 +211,9 @@ def kit_update(*, character, form: FreeFallKitForm, author) -> None:
             else:
                 for name, value in values.items():
                     setattr(row, name, value)
-            by_name[_key(row.name)] = (row, f.cleaned_data["attached_to"])
+            by_name[name_key(row.name)] = (row, f.cleaned_data["attached_to"])
         for row, attached_to in by_name.values():
-            row.attached_to = by_name[_key(attached_to)][0] if attached_to else None
+            row.attached_to = by_name[name_key(attached_to)][0] if attached_to else None
             row.save()
         saved_programs = {row.pk: row for row in character.ff_programs.all()}
         kept = FreeFallKitForm._kept(form.program_formset)
@@ -244,7 +243,7 @@ def repair(*, character, gear_id: int, author, seen_version: int | None = None) 
     if row is None:
         raise ValidationError("That item is no longer on the sheet; reload the page.")
     try:
-        repaired = freefall.repair_gear(_engine_gear([row])[0])
+        repaired = freefall.repair_gear(engine_gear([row])[0])
     except freefall.FreeFallError as error:
         raise ValidationError(str(error)) from None
     before = row.get_condition_display().lower()

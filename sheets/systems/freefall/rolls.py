@@ -11,7 +11,7 @@ from rules import freefall
 from rules.dice import Roller, RulesError
 from sheets.contract import Bar, Die, RollButton, RollResult, format_percent, rules_error_to_validation
 
-from .fields import ATTRIBUTE_LABELS, ATTRIBUTES, FreeFallFields, _engine_program
+from .fields import ATTRIBUTE_LABELS, ATTRIBUTES, FreeFallFields, engine_program
 
 
 def check_dice(result) -> tuple[Die, ...]:
@@ -99,7 +99,7 @@ class FreeFallRolls(FreeFallFields):
                 )
             )
         for row in character.ff_programs.all():
-            program = _engine_program(row)
+            program = engine_program(row)
             if not program.active:
                 buttons.append(
                     RollButton(
@@ -150,7 +150,7 @@ class FreeFallRolls(FreeFallFields):
                 odds = freefall.odds(dice, tn, conflict=conflict)
                 result = freefall.roll_check(roller, dice=dice, tn=tn, conflict=conflict)
             else:
-                program = _engine_program(row)
+                program = engine_program(row)
                 odds = freefall.hack_odds(dice, tn, program=program, conflict=conflict)
                 hack = freefall.roll_hack(roller, dice=dice, tn=tn, program=program, conflict=conflict)
                 result = hack.check

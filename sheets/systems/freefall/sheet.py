@@ -9,41 +9,11 @@ from __future__ import annotations
 from rules import freefall
 
 from .builder import (
-    MAX_GEAR,
-    MAX_PROGRAMS,
-    BaseGearFormSet,
-    BaseProgramFormSet,
     FreeFallBuilder,
-    GearRowForm,
-    ProgramRowForm,
-    _key,
-    builder_form_data,
-    formset_errors,
-    grown_formsets,
 )
-from .fields import CONDITION_TO_ENGINE, _engine_gear, _engine_program, _gear_rows
-from .rolls import OUTCOME_LABELS, FreeFallRolls
+from .fields import gear_rows_of
+from .rolls import FreeFallRolls
 from .transfer import FreeFallTransfer
-
-# Besides the system: names kit.py, combat.py, fighters.py and tests import from here.
-__all__ = [
-    "CONDITION_TO_ENGINE",
-    "MAX_GEAR",
-    "MAX_PROGRAMS",
-    "OUTCOME_LABELS",
-    "BaseGearFormSet",
-    "BaseProgramFormSet",
-    "FreeFallSystem",
-    "GearRowForm",
-    "ProgramRowForm",
-    "_engine_gear",
-    "_engine_program",
-    "_key",
-    "builder_form_data",
-    "formset_errors",
-    "grown_formsets",
-    "system",
-]
 
 
 def _tags(item: freefall.Gear) -> list[tuple[str, str]]:
@@ -69,7 +39,7 @@ class FreeFallSystem(FreeFallBuilder, FreeFallRolls, FreeFallTransfer):
 
     def context(self, character):
         sheet = character.freefall
-        gear_rows = _gear_rows(character)
+        gear_rows = gear_rows_of(character)
         state = self.state(character, gear_rows=gear_rows)
         programs = list(character.ff_programs.all())
         names = {row.pk: row.name for row in gear_rows}

@@ -7,7 +7,7 @@ from rules import freefall
 from rules.dice import RulesError
 
 from .builder import builder_form_data
-from .fields import ATTRIBUTE_LABELS, ATTRIBUTES, FreeFallFields, _gear_rows
+from .fields import ATTRIBUTE_LABELS, ATTRIBUTES, FreeFallFields, gear_rows_of
 
 
 class FreeFallTransfer(FreeFallFields):
@@ -27,7 +27,7 @@ class FreeFallTransfer(FreeFallFields):
 
     def export_data(self, character):
         sheet = character.freefall
-        gear_rows = _gear_rows(character)
+        gear_rows = gear_rows_of(character)
         names = {row.pk: row.name for row in gear_rows}
         return {
             "character_class": sheet.character_class,

@@ -32,30 +32,14 @@ from sheets.contract import SheetSystem
 
 from .base import (
     WOUNDS_MAX,
-    emphasis_names,
-    odd_die_bonus,
-    trait_label,
-    wound_note,
     wound_state,
     wound_text,
 )
 from .builder import L5RBuilder
 from .fields import VALUE_KINDS, L5RFields
-from .rolls import L5RRolls, rerolled_text
+from .rolls import L5RRolls
 from .transfer import L5RTransfer
 from .xp import BUDGET_OPTION, L5RXp
-
-# The combat package reads these from here.
-__all__ = [
-    "WOUNDS_MAX",
-    "emphasis_names",
-    "odd_die_bonus",
-    "rerolled_text",
-    "system",
-    "trait_label",
-    "wound_note",
-    "wound_text",
-]
 
 
 class L5RSystem(L5RBuilder, L5RFields, L5RRolls, L5RXp, L5RTransfer, SheetSystem):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from rules import l5r
 from sheets.combat import CombatRules, EncounterError
 
-from ..sheet import wound_note, wound_text
+from ..base import wound_note, wound_text
 from .attacks import AttackMixin
 from .contests import ContestMixin
 from .forms import L5RNpcForm, L5RStartForm, open_tasks

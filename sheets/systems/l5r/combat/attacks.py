@@ -11,7 +11,8 @@ from rules import l5r
 from rules.dice import Outcome
 from sheets.combat import Action, EncounterError, RollResult, for_players, is_npc
 
-from ..sheet import odd_die_bonus, rerolled_text, trait_label
+from ..base import odd_die_bonus, trait_label
+from ..rolls import rerolled_text
 from .forms import L5RNpcAttackForm, attack_form
 from .numbers import (
     armor_tn,

@@ -7,7 +7,8 @@ from rules import l5r
 from rules.dice import Outcome
 from sheets.combat import EncounterError, RollResult, for_players, is_npc
 
-from ..sheet import odd_die_bonus, rerolled_text, trait_label, wound_note
+from ..base import odd_die_bonus, trait_label, wound_note
+from ..rolls import rerolled_text
 from .attacks import MAX_REROLLS
 from .forms import CONTEST_CHOICES, open_tasks
 from .numbers import centered, dice, exploded, fighter, skill_rank, spend, use_center

@@ -7,7 +7,7 @@ from django import forms
 from campaigns.forms import WholeNumberField
 from rules import l5r
 
-from ..sheet import emphasis_names, trait_label
+from ..base import emphasis_names, trait_label
 
 ATTACK_SKILLS = tuple(skill for skill in l5r.SKILLS if skill.attack)
 # What a contest may roll: a trait, a ring or a skill (each side rolls the same; L5R, Contested Rolls).

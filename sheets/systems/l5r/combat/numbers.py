@@ -9,7 +9,7 @@ from rules import l5r
 from sheets.contract import Die
 from sheets.services import character_change
 
-from ..sheet import WOUNDS_MAX, wound_text
+from ..base import WOUNDS_MAX, wound_text
 
 OUT_RANKS = (l5r.OUT, l5r.DEAD)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rules import l5r
 from sheets.combat import RollResult, for_players, is_npc
 
-from ..sheet import odd_die_bonus
+from ..base import odd_die_bonus
 from .numbers import dice, exploded, fighter, stance_of
 
 # What a combatant carries from Turn to Turn: its Stance, lying prone, a dropped weapon, a Center

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rules import l5r
 from sheets.combat import Action, EncounterError, RollResult, for_players, is_npc
 
-from ..sheet import odd_die_bonus
+from ..base import odd_die_bonus
 from .forms import (
     L5RFreeActionForm,
     L5RSceneForm,
