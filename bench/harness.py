@@ -74,6 +74,7 @@ class Page:
         self.panels: list[Panel] = []
         self.entries: list[str] = []
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.shows: dict[str, str] = {}  # per panel name, the digest its gathered refresh frames carry
         self.fetches: set[asyncio.Task] = set()
         self.idle: list[Http] = []
         self.feed = False
@@ -131,7 +132,7 @@ class Page:
                     self.entries.append(frame.get("cursor"))
                     self.seat.entry_arrived()
                 elif kind == "refresh":
-                    self.refresh(str(frame.get("panel")))
+                    self.refresh(str(frame.get("panel")), str(frame.get("shows") or ""))
                 elif kind == "ready":
                     self.ready.set()
         except ConnectionClosed:
@@ -139,15 +140,21 @@ class Page:
 
     # -- static/js/table.js's refreshPanel, mergePanel and the re-pricing after a merge ---------------
 
-    def refresh(self, name: str) -> None:
-        if name in self.timers or not any(panel.name == name for panel in self.panels):
-            return  # a timer already runs for it; or no such panel here: nothing is fetched
+    def refresh(self, name: str, shows: str = "") -> None:
+        if not any(panel.name == name for panel in self.panels):
+            return  # no such panel here: nothing is fetched
+        first = name not in self.timers
+        # The newest digest of the gathering, or none once a frame came without one (table.js refreshShows).
+        self.shows[name] = shows if shows and (first or self.shows.get(name)) else ""
+        if not first:
+            return  # a timer already runs for it
         self.seat.tracker.begin()
         self.timers[name] = asyncio.get_running_loop().call_later(DEBOUNCE, self._fire, name)
 
     def _fire(self, name: str) -> None:
         del self.timers[name]
-        for panel in [p for p in self.panels if p.name == name]:
+        known = self.shows.pop(name, "")
+        for panel in [p for p in self.panels if p.name == name and not (known and p.shows == known)]:
             self.seat.tracker.begin()
             task = asyncio.create_task(self._fetch(panel))
             self.fetches.add(task)
@@ -170,6 +177,10 @@ class Page:
                     return
             else:
                 fresh = text.strip()
+                # The swapped-in element's own name and digest, as the page reads them next time.
+                swapped = next(iter(live_panels(fresh)), None)
+                if swapped is not None:
+                    panel.name, panel.shows = swapped.name, swapped.shows
             if shown(fresh, merged=panel.merge) == shown(panel.html, merged=panel.merge):
                 tracker.wasted.append(f"{self.label}: {panel.name} ({panel.url})")
             self._shows(panel, fresh)

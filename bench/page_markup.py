@@ -79,6 +79,7 @@ class Panel:
     merge: bool
     html: str
     element_id: str | None
+    shows: str = ""  # data-shows: the digest of what it shows, where the page has one
 
 
 def live_panels(html: str) -> list[Panel]:
@@ -95,6 +96,7 @@ def live_panels(html: str) -> list[Panel]:
                 merge=attr(tag, "data-live-merge") is not None,
                 html=element_at(html, match.start()),
                 element_id=attr(tag, "id"),
+                shows=attr(tag, "data-shows") or "",
             )
         )
     return panels

@@ -398,7 +398,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         if event.get("gm_only") and self.user.pk != self.campaign.gm_id:
             return
-        await self._send_json({"type": "refresh", "panel": event["panel"]})
+        frame = {"type": "refresh", "panel": event["panel"]}
+        if "shows" in event:
+            frame["shows"] = event["shows"]
+        await self._send_json(frame)
 
     async def member_removed(self, event):
         if not self.closing and event.get("user_id") == self.user.pk:

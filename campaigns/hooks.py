@@ -1,5 +1,5 @@
-"""What the layers above plug into this one: panels on pages, who a dice-box roll is made as, and the
-portrait a feed entry shows.
+"""What the layers above plug into this one: panels on pages (and what every player sees of one), who a
+dice-box roll is made as, and the portrait a feed entry shows.
 
 A panel is HTML one layer renders for a page that another owns: the GM's party panel (sheets), the
 encounter and the roll requests (play) on the table page; the roll prompts (play) on a sheet. The owner
@@ -35,6 +35,20 @@ _panels: dict[tuple[str, str], Panel] = {}
 
 def register_panel(*, place: str, name: str, render: Callable[..., str], order: int = 0) -> None:
     _panels[(place, name)] = Panel(place=place, name=name, order=order, render=render)
+
+
+# Per live panel name, what every player at a campaign's table sees of it: campaign id -> the HTML, the
+# same for each player (the GM's may differ). Its digest travels with the panel's refresh frame
+# (realtime.panel_changed), so a player's page that already shows it fetches nothing.
+_players_views: dict[str, Callable[[int], str]] = {}
+
+
+def register_players_view(*, panel: str, render: Callable[[int], str]) -> None:
+    _players_views[panel] = render
+
+
+def players_view(panel: str) -> Callable[[int], str] | None:
+    return _players_views.get(panel)
 
 
 def render_panels(place: str, request, **context) -> SafeString:

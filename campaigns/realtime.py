@@ -13,6 +13,7 @@ so every other socket counts the seq as dealt with instead of taking it for a lo
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -20,7 +21,9 @@ from contextlib import contextmanager
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.utils.crypto import salted_hmac
 
+from . import hooks
 from .models import WHISPER, Visibility
 from .rendering import render_entry
 from .selectors import FULL, NOTICE, PLAYERS, gm_numbers, recipient_ids
@@ -171,9 +174,36 @@ def entry_created(entry) -> None:
     _send_on_commit(entry.campaign_id, lambda: hidden)
 
 
+# The per-render parts of a panel's HTML (a form's CSRF token, a one-time key): not what it shows.
+_PER_RENDER = re.compile(r'<input\b[^>]*\bname="(?:csrfmiddlewaretoken|idempotency_key)"[^>]*>')
+
+
+def shows(html: str) -> str:
+    """A digest of what a panel's HTML shows (its per-render parts set aside): two renders that show the
+    same have the same. Keyed with the installation's secret, so a digest tells nothing of the HTML, not
+    even whether a guess at it is right."""
+    return salted_hmac("campaigns.realtime.shows", _PER_RENDER.sub("", html)).hexdigest()[:32]
+
+
 def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:
-    """A live panel of the table ("encounter", "requests") changed; open pages fetch it again."""
-    _send_on_commit(campaign_id, lambda: {"type": "panel.changed", "panel": panel, "gm_only": gm_only})
+    """A live panel of the table ("encounter", "requests") changed; open pages fetch it again.
+
+    Where the panel's owner registered what every player sees of it (hooks.register_players_view), the
+    frame carries that view's digest, worked out once the change is committed: a player's page whose
+    panel already shows it (its ``data-shows``) fetches nothing. The GM's pages always fetch.
+    """
+
+    def event() -> dict:
+        built = {"type": "panel.changed", "panel": panel, "gm_only": gm_only}
+        players_see = hooks.players_view(panel)
+        if players_see is not None and not gm_only:
+            try:
+                built["shows"] = shows(players_see(campaign_id))
+            except Exception:  # without a digest every page fetches: slower, never stale
+                logger.exception("the players' view of %s could not be drawn", panel)
+        return built
+
+    _send_on_commit(campaign_id, event)
 
 
 def sheet_panel(character_id: int) -> str:

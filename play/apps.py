@@ -19,6 +19,7 @@ class PlayConfig(AppConfig):
         register(place=table, name="turn", render=encounter_views.table_turn_panel, order=5)
         register(place=sheet, name="turn", render=encounter_views.sheet_turn_panel, order=-10)
         register(place=table, name="encounter", render=encounter_views.table_encounter_panel, order=10)
+        hooks.register_players_view(panel="encounter", render=encounter_views.players_encounter_panel)
         register(place=table, name="requests", render=request_views.table_requests_panel, order=20)
         register(place=sheet, name="requests", render=request_views.sheet_requests_panel)
         register(place=table, name="saved", render=saved_roll_views.table_panel, order=25)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
@@ -12,7 +13,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from campaigns import realtime
 from campaigns.forms import compact, row_id
+from campaigns.models import Campaign
 from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
 from rules.dice import Roller, system_random
@@ -38,11 +41,11 @@ from .forms import (
 from .models import Encounter
 
 
-def _encounter_context(request, campaign, encounter):
+def _encounter_context(user, campaign, encounter):
     combat = rules_for(campaign)
     combatants = services.combatants_of(encounter)
     actor = services.current_actor(encounter, combatants)
-    is_gm = campaign.is_gm(request.user)
+    is_gm = campaign.is_gm(user)
     return {
         "campaign": campaign,
         "encounter": encounter,
@@ -50,13 +53,13 @@ def _encounter_context(request, campaign, encounter):
         "actor": actor,
         "can_reorder": is_gm and combat.order_settable(encounter, combatants),
         "move_directions": (("up", "↑"), ("down", "↓")),
-        "rows": [_row(request.user, combat, encounter, c, actor) for c in combatants],
+        "rows": [_row(user, combat, encounter, c, actor) for c in combatants],
         # Whose portrait the GM's page offers to upload (play/portraits.py): a character has its sheet's.
         "quick_npcs": [c for c in combatants if c.character_id is None] if is_gm else [],
         # A waiting defence (the GM's page offers to resolve it without waiting): actions wait for it.
-        "defence": odds.defence_item(request.user, combat, encounter, combatants) if is_gm else None,
+        "defence": odds.defence_item(user, combat, encounter, combatants) if is_gm else None,
         # The actions only the GM's page draws: a player's come in their turn panel.
-        "actions": odds.action_items(request.user, combat, encounter, actor, combatants, by_gm=True)
+        "actions": odds.action_items(user, combat, encounter, actor, combatants, by_gm=True)
         if actor is not None and is_gm and services.pending_defence(encounter) is None
         else [],
         "npc_form": compact(combat.npc_form_class(prefix="npc")),
@@ -70,7 +73,7 @@ def _encounter_context(request, campaign, encounter):
         else [],
         # The action log (this encounter's feed entries, as this viewer may see them): a callable, so
         # only a page that shows it (the GM's encounter page) runs the query.
-        "log": lambda: feed_tagged(request.user, campaign, request_key="encounter", value=encounter.pk),
+        "log": lambda: feed_tagged(user, campaign, request_key="encounter", value=encounter.pk),
     }
 
 
@@ -108,25 +111,47 @@ def encounter_detail(request, campaign_id: int, encounter_id: int):
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
     # An htmx GET is the page's live refresh: the controls with the log out of band.
     template = "play/encounter.html#encounter-refresh" if request.htmx else "play/encounter.html"
-    return TemplateResponse(request, template, _encounter_context(request, campaign, encounter))
+    return TemplateResponse(request, template, _encounter_context(request.user, campaign, encounter))
 
 
-def _panel_context(request, campaign):
+def _panel_context(user, campaign, request=None) -> dict:
+    """The table's encounter panel for ``user``: its body drawn, and for a player the digest of what it
+    shows (campaigns.realtime.shows), which the encounter's refresh frames carry too."""
     encounter = campaign.encounters.exclude(status=Encounter.Status.ENDED).first()
     if encounter is None:
-        return {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(request.user)}
-    return _encounter_context(request, campaign, encounter)
+        context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
+    else:
+        context = _encounter_context(user, campaign, encounter)
+    if context["is_gm"]:
+        return {**context, "body": render_to_string(PANEL_BODY, context, request=request), "shows": ""}
+    # A player's body is drawn without the request, as players_encounter_panel draws it for the frame:
+    # it is the same for every player, so the page's digest and the frame's agree.
+    body = render_to_string(PANEL_BODY, context)
+    return {**context, "body": body, "shows": realtime.shows(body)}
+
+
+PANEL_BODY = "play/encounter_panel.html#body"
 
 
 def table_encounter_panel(request, *, campaign):
     """The encounter panel on the table page, rendered with the page."""
-    return render_to_string("play/encounter_panel.html", _panel_context(request, campaign), request=request)
+    context = _panel_context(request.user, campaign, request)
+    return render_to_string("play/encounter_panel.html", context, request=request)
 
 
 def encounter_panel(request, campaign_id: int):
     """The running encounter as every seat sees it (NPC numbers only for the GM)."""
     campaign = campaign_for_member(request.user, campaign_id)
-    return TemplateResponse(request, "play/encounter_panel.html", _panel_context(request, campaign))
+    context = _panel_context(request.user, campaign, request)
+    return TemplateResponse(request, "play/encounter_panel.html", context)
+
+
+def players_encounter_panel(campaign_id: int) -> str:
+    """The encounter panel's body as every player at the table sees it: what the "encounter" refresh
+    frame's digest is taken of (hooks.register_players_view). Drawn as no one in particular: a player's
+    view depends on no player (play.encounters.numbers_shown)."""
+    campaign = Campaign.objects.get(pk=campaign_id)
+    return _panel_context(AnonymousUser(), campaign)["body"]
 
 
 def _addable(campaign, encounter):
@@ -263,7 +288,7 @@ def _add_npc(request, campaign, encounter, roller):
     # Forms draw from their data: the page below shows the encounter as it is now, so its version goes out
     # with the retry (the messages were worked out already).
     data["version"] = str(encounter.version)
-    context = _encounter_context(request, campaign, encounter)
+    context = _encounter_context(request.user, campaign, encounter)
     context.update(npc_name_form=_marked(compact(name_form)), npc_form=_marked(compact(npc_form)))
     template = "play/encounter.html#encounter-controls" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, context, status=422 if request.htmx else 200)

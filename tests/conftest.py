@@ -1,12 +1,15 @@
 """Shared furniture: users in each role, a campaign they sit at, demo characters, fixed dice."""
 
+import itertools
 import re
 
 import pytest
+from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils.html import strip_tags
 
+from campaigns import realtime
 from campaigns.models import Membership
 from campaigns.services import campaign_create
 from rules.dice import FixedFaces
@@ -24,8 +27,37 @@ ROLLING_VIEWS = ("sheets.views", "play.request_views", "play.encounter_views", "
 
 # How long a test waits for a socket frame that is due: long, since only a broken app uses it up and a
 # busy machine (CI, other work) can take seconds to deliver one; a frame that must not come is checked
-# with receive_nothing after a frame that must, never by waiting this out.
+# with a barrier (frames_before_barrier), never by waiting this out.
 FRAME_WAIT = 30
+BARRIER = "test-barrier-"
+_barriers = itertools.count()
+
+
+async def frames_before_barrier(campaign_id: int, *sockets) -> list[list[dict]]:
+    """Every frame each socket at the campaign's table got before a barrier sent now to the whole table.
+
+    The barrier goes to the table's group after every broadcast the test's changes made (those went out
+    as each change committed), and a socket handles its channel's events in order, whichever group they
+    came by: once the barrier arrives, so has everything sent before it. So "nothing more" is checked
+    at once, not by waiting out a timeout that a busy machine could outrun. Each call sends a barrier of
+    its own; an earlier call's, still waiting on a socket it did not read, is passed over.
+    """
+    mine = f"{BARRIER}{next(_barriers)}"
+    event = {"type": "panel.changed", "panel": mine, "gm_only": False}
+    await get_channel_layer().group_send(realtime.table_group(campaign_id), event)
+    heard = []
+    for socket in sockets:
+        frames = []
+        while (frame := await socket.receive_json_from(timeout=FRAME_WAIT)).get("panel") != mine:
+            if not str(frame.get("panel", "")).startswith(BARRIER):
+                frames.append(frame)
+        heard.append(frames)
+    return heard
+
+
+async def hears_nothing_more(campaign_id: int, *sockets) -> bool:
+    """Whether each socket got nothing before the barrier (:func:`frames_before_barrier`)."""
+    return not any(await frames_before_barrier(campaign_id, *sockets))
 
 # The parts of a body that are random per request (clock times to the microsecond, 32-hex keys and
 # file names, 64-character CSRF tokens): a secret's digits may turn up inside them by chance.

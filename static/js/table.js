@@ -76,6 +76,10 @@
   var refreshTimers = {};
   var refreshing = {};
   var refreshAgain = {};
+  // What the gathered frames say a panel now shows, where they say it (campaigns.realtime.shows: the
+  // digest of what every player sees of it): a panel whose data-shows is that already is not fetched.
+  // One frame without a digest in the gathering fetches them all.
+  var refreshShows = {};
   // A round that never settles (a request htmx dropped without an event) must not stop the panel for good.
   var ROUND_LIMIT_MS = 20000;
   // One click's refresh frames leave the server together and arrive within a few milliseconds; waiting
@@ -90,13 +94,19 @@
     setTimeout(function () { leaving = false; }, 3000);
   });
   window.addEventListener("pageshow", function () { leaving = false; });
-  function refreshPanel(name) {
-    if (!window.htmx || refreshTimers[name]) { return; }
+  function refreshPanel(name, shows) {
+    if (!window.htmx) { return; }
     if (refreshing[name]) { refreshAgain[name] = true; return; }
+    var first = !refreshTimers[name];
+    refreshShows[name] = shows && (first || refreshShows[name]) ? shows : "";
+    if (!first) { return; }
     refreshTimers[name] = setTimeout(function () {
       delete refreshTimers[name];
+      var known = refreshShows[name];
+      delete refreshShows[name];
       var round = [];
       document.querySelectorAll('[data-live-panel="' + CSS.escape(name) + '"]').forEach(function (panel) {
+        if (known && panel.getAttribute("data-shows") === known) { return; }
         if (panel.hasAttribute("data-live-merge")) { round.push(mergePanel(panel)); return; }
         round.push(window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
           { source: panel, target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } }));
@@ -299,7 +309,7 @@
       // Only a feed reloads: a page without one has nothing to catch up by reloading, and may hold
       // typed text.
       case "reload": if (feed) { window.location.reload(); } break;
-      case "refresh": refreshPanel(String(data.panel)); break;
+      case "refresh": refreshPanel(String(data.panel), data.shows ? String(data.shows) : ""); break;
       default: break; // "pong": hearing anything already proves the line is alive
     }
   }

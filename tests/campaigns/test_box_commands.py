@@ -17,7 +17,7 @@ from campaigns import commands, realtime
 from campaigns.models import WHISPER, FeedEntry, Visibility, WhisperRecipient
 from sheets.models import Character
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import FRAME_WAIT, HTMX
+from tests.conftest import HTMX, frames_before_barrier
 
 MARK = "mark-4417"
 
@@ -201,19 +201,19 @@ async def test_each_command_reaches_exactly_its_audience(
     sockets = {user.username: (await open_socket(user, table))[0] for user in users}
     response = await sync_to_async(box)(player, table, line, chosen)
     assert response.status_code == 200 and "alert" not in response.content.decode()
-    for name, gets in zip(SEATS, seen, strict=True):
-        socket = sockets[name]
+    heard = await frames_before_barrier(table.pk, *(sockets[name] for name in SEATS))
+    for name, gets, frames in zip(SEATS, seen, heard, strict=True):
         if gets == "-":
-            assert await socket.receive_nothing(timeout=0.3), name
+            assert frames == [], name
             continue
-        raw = (await socket.receive_output(timeout=FRAME_WAIT))["text"]
-        frame = json.loads(raw)
+        (frame,) = frames
+        # The frame as it went down the wire: the raw text, so an escaped mark would still be found.
+        raw = json.dumps(frame, ensure_ascii=False)
         assert frame["type"] == "entry", name
         if gets == "F":
             assert MARK in raw, name
         else:
             assert MARK not in raw and "A blind roll was made" in frame["html"], name
-        assert await socket.receive_nothing(timeout=0.1), name
     for socket in sockets.values():
         await socket.disconnect()
 

@@ -12,6 +12,7 @@ Throughout, the NPCs' numbers stay off every page and socket frame the player ge
 (``play.encounters.numbers_shown``). Rules only one system has are tested in that system's own module.
 """
 
+import json
 import re
 
 import pytest
@@ -30,7 +31,7 @@ from sheets.demo import load_demo_characters
 from sheets.registry import game_systems
 from tests.campaigns.encounter import roller
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import FRAME_WAIT, HTMX
+from tests.conftest import HTMX, frames_before_barrier
 
 SYSTEMS = [config.label for config in game_systems()]
 
@@ -274,11 +275,10 @@ def player_pages(table: Table) -> str:
     return "\n".join(client.get(url).content.decode() for url in urls)
 
 
-async def drained(communicator) -> list[str]:
-    frames = []
-    while not await communicator.receive_nothing(timeout=0.3):
-        frames.append((await communicator.receive_output(timeout=FRAME_WAIT))["text"])
-    return frames
+async def drained(campaign, communicator) -> list[str]:
+    """Every frame the socket got before a barrier sent to the table now, as text."""
+    (frames,) = await frames_before_barrier(campaign.pk, communicator)
+    return [json.dumps(frame, ensure_ascii=False) for frame in frames]
 
 
 @pytest.mark.asyncio
@@ -303,7 +303,7 @@ async def test_a_fight_with_the_systems_sample_npc_and_reinforcements(
     # The player's socket is open before the fight begins: every live frame is read, then the catch-up.
     socket, _ = await open_socket(player, table.campaign)
     secrets = await sync_to_async(fight)(table, fixed_dice, monkeypatch)
-    live = "\n".join(await drained(socket))
+    live = "\n".join(await drained(table.campaign, socket))
     await socket.disconnect()
     socket, replayed = await open_socket(player, table.campaign)
     await socket.disconnect()

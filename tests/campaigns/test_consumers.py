@@ -17,7 +17,7 @@ from campaigns import consumers, realtime, services
 from campaigns.models import FeedEntry
 from campaigns.routing import websocket_urlpatterns
 from rules.dice import FixedFaces, Roller
-from tests.conftest import FRAME_WAIT, HTMX, PASSWORD, wire
+from tests.conftest import FRAME_WAIT, HTMX, PASSWORD, frames_before_barrier, hears_nothing_more, wire
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -151,7 +151,8 @@ async def test_each_visibility_reaches_exactly_the_right_viewers(campaign, gm, p
             else:
                 assert "987" not in wire(frame["html"])
                 assert "A blind roll was made" in frame["html"]
-        assert await sockets[name].receive_nothing(timeout=0.2), f"{name} heard more than it may"
+    heard = await frames_before_barrier(campaign.pk, *sockets.values())
+    assert dict(zip(sockets, heard, strict=True)) == dict.fromkeys(sockets, []), "heard more than it may"
     for communicator in sockets.values():
         await communicator.disconnect()
 
@@ -162,7 +163,7 @@ async def test_gm_rolling_blind_sees_own_result(campaign, gm, player):
     entry = await aroll(campaign, gm, "1d1000", "blind", faces=(987,))
     (frame,) = await entries(gm_socket, 1)
     assert frame["cursor"] == entry.cursor and "987" in frame["html"]
-    assert await player_socket.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, player_socket)
     await gm_socket.disconnect()
     await player_socket.disconnect()
 
@@ -188,7 +189,7 @@ async def test_catch_up_replays_what_was_missed_in_order_without_duplicates(camp
     live = await aroll(campaign, gm)
     (frame,) = await entries(communicator, 1)
     assert frame["cursor"] == live.cursor
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.disconnect()
 
 
@@ -201,7 +202,7 @@ async def test_entries_broadcast_before_hello_come_once_through_the_catch_up(cam
     later = await aroll(campaign, player)
     (frame,) = await entries(communicator, 1)
     assert frame["cursor"] == later.cursor
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.disconnect()
 
 
@@ -214,7 +215,7 @@ async def test_a_dropped_broadcast_is_filled_from_the_database(campaign, player,
     heard = await aroll(campaign, player)
     frames = await entries(communicator, 2)
     assert [frame["cursor"] for frame in frames] == [lost.cursor, heard.cursor]
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.disconnect()
 
 
@@ -257,7 +258,7 @@ async def test_a_chat_line_posted_twice_with_one_key_is_saved_and_broadcast_once
     for socket in (gm_socket, communicator):
         (frame,) = await entries(socket, 1)
         assert frame["cursor"] == entry.cursor and "hello" in frame["html"]
-        assert await socket.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, gm_socket, communicator)
     await communicator.disconnect()
     await gm_socket.disconnect()
 
@@ -267,7 +268,7 @@ async def test_a_bad_inline_roll_in_chat_answers_with_the_position_and_saves_not
     response = await apost_chat(player, campaign, "I try [[2d6+x]]")
     assert "position 5" in response.content.decode()
     assert await sync_to_async(FeedEntry.objects.count)() == 0
-    assert await gm_socket.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, gm_socket)
     await gm_socket.disconnect()
 
 
@@ -286,7 +287,7 @@ async def test_chat_and_its_inline_rolls_are_rate_limited_with_a_clear_message(c
     # What was saved reached the socket: two rolls and their line, then "hello".
     frames = await entries(communicator, 4)
     assert "hello" in frames[3]["html"]
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.disconnect()
 
 
@@ -349,12 +350,12 @@ async def test_the_heartbeat_replays_what_the_layer_lost_without_waiting_for_a_r
     communicator, _ = await open_socket(player, campaign)
     monkeypatch.setattr(realtime, "entry_created", lambda entry: None)  # Redis is down: nothing is heard
     lost = [await aroll(campaign, gm), await aroll(campaign, gm, visibility="gm"), await aroll(campaign, gm)]
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.send_json_to({"type": "ping"})
     first, second, pong = [await communicator.receive_json_from(timeout=FRAME_WAIT) for _ in range(3)]
     assert [first["cursor"], second["cursor"]] == [lost[0].cursor, lost[2].cursor]
     assert pong == {"type": "pong"}
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.disconnect()
 
 
@@ -368,7 +369,7 @@ async def test_a_sheet_change_asks_only_the_gm_page_to_refresh_its_party_panel(c
         realtime.table_group(campaign.pk), {"type": "panel.changed", "panel": "party", "gm_only": True}
     )
     assert await gm_socket.receive_json_from(timeout=FRAME_WAIT) == {"type": "refresh", "panel": "party"}
-    assert await player_socket.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, player_socket)
     await gm_socket.disconnect()
     await player_socket.disconnect()
 
@@ -467,7 +468,7 @@ async def test_saving_a_user_without_a_new_password_leaves_their_sockets_alone(c
     await sync_to_async(player.save)(update_fields=["last_login"])
     player.first_name = "Renamed"
     await sync_to_async(player.save)()
-    assert await communicator.receive_nothing(timeout=0.3)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.disconnect()
 
 
@@ -476,7 +477,7 @@ async def test_a_lost_logout_event_still_ends_the_socket_at_the_next_heartbeat(c
     communicator = await open_socket_for(browser, player, campaign)
     monkeypatch.setattr(realtime, "sessions_ended", lambda **kwargs: None)  # the layer drops it
     await sync_to_async(browser.post)(reverse("logout"))
-    assert await communicator.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, communicator)
     await communicator.send_json_to({"type": "ping"})
     assert await close_of(communicator) == (4403, "session ended")
 

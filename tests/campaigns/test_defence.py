@@ -18,7 +18,7 @@ from play.models import Encounter
 from tests.campaigns.encounter import show_npc_numbers
 from tests.campaigns.test_consumers import open_socket
 from tests.campaigns.test_player_turns import actor_of, combatant, make_fight, roller
-from tests.conftest import FRAME_WAIT, HTMX
+from tests.conftest import HTMX, frames_before_barrier
 
 pytestmark = pytest.mark.django_db
 
@@ -366,11 +366,14 @@ async def test_the_prompt_travels_as_a_bare_refresh(in_memory_layer, make_campai
         roller=roller(),
         author=gm,
     )
-    for socket in (alice, bob):
-        heard = [await socket.receive_json_from(timeout=FRAME_WAIT) for _ in range(2)]
-        # A defence now waits: every turn panel shows it (the prompt, or whom the fight waits on).
-        assert heard == [{"type": "refresh", "panel": "encounter"}, {"type": "refresh", "panel": "turn"}]
-        assert await socket.receive_nothing()
+    # A defence now waits: every turn panel shows it (the prompt, or whom the fight waits on). The
+    # encounter's frame carries only the digest of what every player sees (campaigns.realtime.shows).
+    for heard in await frames_before_barrier(campaign.pk, alice, bob):
+        assert [{k: v for k, v in frame.items() if k != "shows"} for frame in heard] == [
+            {"type": "refresh", "panel": "encounter"},
+            {"type": "refresh", "panel": "turn"},
+        ]
+        assert re.fullmatch("[0-9a-f]{32}", heard[0]["shows"])
     await alice.disconnect()
     await bob.disconnect()
     state = await sync_to_async(lambda: Encounter.objects.get(pk=encounter.pk).state)()

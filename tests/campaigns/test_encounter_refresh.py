@@ -5,7 +5,17 @@ cost two renders of the same context (docs/performance.md, the full table's requ
 
 import re
 
-from .test_encounter_fivebyfive import fight, start_with_mara_first  # noqa: F401 - the fixture
+import pytest
+from asgiref.sync import sync_to_async
+from django.urls import reverse
+
+from campaigns import realtime
+from play import encounters as services
+from play.encounter_views import players_encounter_panel
+from tests.campaigns.test_consumers import open_socket
+from tests.conftest import frames_before_barrier
+
+from .test_encounter_fivebyfive import BANDIT, fight, start_with_mara_first  # noqa: F401 - the fixture
 
 LIVE_PANEL = re.compile(r'data-live-panel="encounter"')
 
@@ -29,3 +39,58 @@ def test_the_refresh_answers_the_controls_and_the_log_out_of_band(fight, gm, cli
     log = body[body.index('id="encounter-log"') :]
     assert "Nothing rolled yet" not in log and 'class="feed-entry' in log
     assert "<html" not in body and "<body" not in body
+
+
+# ----- the table's encounter panel: a player's page fetches it only when what players see changed -----
+
+
+def shows_attribute(page: str) -> str | None:
+    tag = re.search(r'<section[^>]*id="encounter-panel"[^>]*>', page)[0]
+    found = re.search(r'data-shows="([0-9a-f]+)"', tag)
+    return found and found[1]
+
+
+def test_a_players_panel_carries_the_digest_of_what_every_player_sees_and_the_gms_none(
+    fight, gm, player, other_player, client_for  # noqa: F811
+):
+    encounter, *_ = fight
+    table = reverse("table", args=[encounter.campaign_id])
+    players_view = realtime.shows(players_encounter_panel(encounter.campaign_id))
+    for user in (player, other_player):
+        assert shows_attribute(client_for(user).get(table).content.decode()) == players_view
+        refreshed = client_for(user).get(reverse("encounter_panel", args=[encounter.campaign_id]))
+        assert shows_attribute(refreshed.content.decode()) == players_view
+    assert shows_attribute(client_for(gm).get(table).content.decode()) is None
+
+
+def test_the_digest_follows_what_players_see_and_never_the_npcs_hidden_numbers(fight, gm):  # noqa: F811
+    """Five by Five shows players an NPC's state in words: a hit that leaves the words as they were leaves
+    the digest too, so it tells nothing of the numbers behind them, which stay the GM's."""
+    encounter, larry, mara, bandit = fight
+    start_with_mara_first(encounter, gm)
+
+    def digest_at(hp):
+        bandit.refresh_from_db()
+        bandit.stats = {**bandit.stats, "hp": hp}
+        bandit.save(update_fields=["stats"])
+        return realtime.shows(players_encounter_panel(encounter.campaign_id))
+
+    most = bandit.stats["hp_max"]
+    assert digest_at(most - 1) == digest_at(most - 2)  # "hurt" either way
+    assert digest_at(most) != digest_at(most - 1)  # unhurt, then hurt
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_encounter_frame_carries_the_players_digest_at_commit(
+    make_campaign, gm, player, other_player, settings
+):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    campaign = await sync_to_async(make_campaign)("fivebyfive", players=[player, other_player])
+    ambush = await sync_to_async(services.encounter_create)(campaign=campaign, name="Salt Road")
+    socket, _ = await open_socket(player, campaign, feed=False)
+    await sync_to_async(services.combatant_add_npc)(encounter=ambush, name="Bandit", cleaned_data=BANDIT)
+    (heard,) = await frames_before_barrier(campaign.pk, socket)
+    await socket.disconnect()
+    expected = await sync_to_async(lambda: realtime.shows(players_encounter_panel(campaign.pk)))()
+    assert {"type": "refresh", "panel": "encounter", "shows": expected} in heard

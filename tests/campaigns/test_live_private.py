@@ -21,7 +21,7 @@ from tests.campaigns.test_consumers import (
     open_socket,
     roll,
 )
-from tests.conftest import FRAME_WAIT
+from tests.conftest import FRAME_WAIT, frames_before_barrier, hears_nothing_more
 
 SYSTEMS = [config.label for config in game_systems()]
 
@@ -115,7 +115,7 @@ async def test_a_page_without_a_feed_hears_panels_but_no_entries(campaign, gm, p
     assert replayed == []
     await aroll(campaign, player)
     await aroll(campaign, gm)
-    assert await sheet_page.receive_nothing(timeout=0.2)
+    assert await hears_nothing_more(campaign.pk, sheet_page)
     await get_channel_layer().group_send(
         realtime.table_group(campaign.pk), {"type": "panel.changed", "panel": "requests", "gm_only": False}
     )
@@ -174,7 +174,7 @@ async def test_a_sheet_change_tells_its_open_pages_and_an_npc_change_only_the_gm
         await sync_to_async(hurt)(npc)
         gm_heard = {(await gm_page.receive_json_from(timeout=FRAME_WAIT))["panel"] for _ in range(2)}
         assert gm_heard == {"party", f"sheet:{npc.pk}"}
-        assert await player_page.receive_nothing(timeout=0.2)
+        assert await hears_nothing_more(campaign.pk, player_page)
     await gm_page.disconnect()
     await player_page.disconnect()
 
@@ -299,10 +299,9 @@ async def test_an_entry_made_as_a_character_refreshes_its_recent_rolls_only_for_
     sheets = {user: (await open_socket(user, campaign, feed=False))[0] for user in (gm, player, other_player)}
 
     async def heard(*users):
-        for user, socket in sheets.items():
-            if user in users:
-                assert await socket.receive_json_from(timeout=FRAME_WAIT) == refresh, user.username
-            assert await socket.receive_nothing(timeout=0.2), f"{user.username} heard more than it may"
+        frames = await frames_before_barrier(campaign.pk, *sheets.values())
+        for user, got in zip(sheets, frames, strict=True):
+            assert got == ([refresh] if user in users else []), user.username
 
     secret = await aroll(campaign, gm, "1d1000", "gm", faces=(987,), character=character)
     await heard(gm)  # GM only: the roller (the GM) alone; the character's own player hears nothing

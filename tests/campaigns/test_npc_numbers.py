@@ -3,6 +3,7 @@ reaches the players as words ("Bandit is dying", "hit"), never as the NPC's HP, 
 on every page and socket frame they get; the GM sees every number; the campaign option
 "Players see NPC numbers" shows them to everyone."""
 
+import json
 import re
 
 import pytest
@@ -18,7 +19,7 @@ from sheets.demo import load_demo_characters
 from tests.campaigns.test_consumers import open_socket
 from tests.campaigns.test_defence import gm_attacks, npc_turn
 from tests.campaigns.test_player_turns import make_fight
-from tests.conftest import FRAME_WAIT
+from tests.conftest import frames_before_barrier
 from tests.npcs import L5R_BANDIT
 
 from .encounter import reload, roller, show_npc_numbers
@@ -201,12 +202,10 @@ def test_the_gm_alone_gets_the_full_variant_of_a_line_with_npc_numbers():
 # -- the socket: every frame a seat receives, live and on catch-up -----------------------------------
 
 
-async def drained(communicator) -> list[str]:
-    """Every text frame the socket holds until it falls quiet."""
-    frames = []
-    while not await communicator.receive_nothing(timeout=0.5):
-        frames.append((await communicator.receive_output(timeout=FRAME_WAIT))["text"])
-    return frames
+async def drained(campaign, communicator) -> list[str]:
+    """Every frame the socket got before a barrier sent to the table now, as text."""
+    (frames,) = await frames_before_barrier(campaign.pk, communicator)
+    return [json.dumps(frame, ensure_ascii=False) for frame in frames]
 
 
 @pytest.mark.asyncio
@@ -220,7 +219,7 @@ async def test_socket_frames_carry_npc_numbers_to_the_gm_alone(
     campaign = await sync_to_async(table)(system, make_campaign, gm, player, other_player, shown=shown)
     sockets = {user: (await open_socket(user, campaign))[0] for user in (gm, player)}
     secrets, _ = await sync_to_async(FIGHTS[system])(campaign, gm)
-    live = {user: "\n".join(await drained(socket)) for user, socket in sockets.items()}
+    live = {user: "\n".join(await drained(campaign, socket)) for user, socket in sockets.items()}
     for socket in sockets.values():
         await socket.disconnect()
     caught_up = {}

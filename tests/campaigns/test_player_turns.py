@@ -19,7 +19,7 @@ from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
 from tests.campaigns.encounter import show_npc_numbers
 from tests.campaigns.test_consumers import open_socket
-from tests.conftest import FRAME_WAIT, HTMX
+from tests.conftest import HTMX, frames_before_barrier
 from tests.npcs import sample_npc
 
 pytestmark = pytest.mark.django_db
@@ -406,11 +406,14 @@ async def test_the_turn_travels_as_a_bare_refresh_and_each_page_asks_for_its_own
     await sync_to_async(services.encounter_next_turn)(
         encounter=encounter, version=encounter.version, author=gm
     )
-    for socket in (alice, bob):
-        heard = [await socket.receive_json_from(timeout=FRAME_WAIT) for _ in range(2)]
-        # No names, no forms, no odds: the turn moved on, so every turn panel is asked for again.
-        assert heard == [{"type": "refresh", "panel": "encounter"}, {"type": "refresh", "panel": "turn"}]
-        assert await socket.receive_nothing()
+    # No names, no forms, no odds: the turn moved on, so every turn panel is asked for again. The
+    # encounter's frame carries only the digest of what every player sees (campaigns.realtime.shows).
+    for heard in await frames_before_barrier(campaign.pk, alice, bob):
+        assert [{k: v for k, v in frame.items() if k != "shows"} for frame in heard] == [
+            {"type": "refresh", "panel": "encounter"},
+            {"type": "refresh", "panel": "turn"},
+        ]
+        assert re.fullmatch("[0-9a-f]{32}", heard[0]["shows"])
     await alice.disconnect()
     await bob.disconnect()
     assert await sync_to_async(lambda: Encounter.objects.get(pk=encounter.pk).status)() == "running"
@@ -433,9 +436,7 @@ async def test_an_action_that_leaves_the_turn_as_it_was_refreshes_only_the_panel
         encounter=encounter, version=encounter.version, actor_id=actor.pk, action="attack",
         target_id=bandit.pk, data={}, prefix="attack", roller=roller(17), author=player,
     )
-    heard = [await bob.receive_json_from(timeout=FRAME_WAIT)]
-    while not await bob.receive_nothing():
-        heard.append(await bob.receive_json_from(timeout=FRAME_WAIT))
+    (heard,) = await frames_before_barrier(campaign.pk, bob)
     await bob.disconnect()
     panels = [frame["panel"] for frame in heard if frame["type"] == "refresh"]
     assert "encounter" in panels and "turn" not in panels, heard

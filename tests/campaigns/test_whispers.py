@@ -16,7 +16,7 @@ from campaigns.models import WHISPER, FeedEntry, Membership, WhisperRecipient
 from campaigns.rendering import render_entry
 from rules.dice import FixedFaces, Roller
 from tests.campaigns.test_consumers import apost_chat, entries, open_socket
-from tests.conftest import FRAME_WAIT, HTMX
+from tests.conftest import FRAME_WAIT, HTMX, hears_nothing_more
 
 SECRET = "the-vault-code-is-7391"
 
@@ -367,14 +367,14 @@ async def test_a_third_members_socket_hears_nothing_of_a_whisper(table, gm, play
         frames = await entries(sockets[name], 2)  # the inline roll, then the line
         assert SECRET in frames[1]["html"] and "to <bdi>other</bdi>" in frames[1]["html"], name
         assert frames[1]["cursor"] == whisper.cursor
-    assert await sockets["carol"].receive_nothing(timeout=0.3)
+    assert await hears_nothing_more(table.pk, sockets["carol"])
     # The next public entry comes through to carol alone, with nothing before it and no reload.
     public = await aroll(table, other_player, "d6", 4)
     raw = await sockets["carol"].receive_output(timeout=FRAME_WAIT)
     frame = json.loads(raw["text"])
     assert frame["type"] == "entry" and frame["cursor"] == public.cursor
     assert SECRET not in raw["text"] and whisper.cursor not in raw["text"]
-    assert await sockets["carol"].receive_nothing(timeout=0.3)
+    assert await hears_nothing_more(table.pk, sockets["carol"])
     for socket in sockets.values():
         await socket.disconnect()
 
@@ -412,12 +412,13 @@ async def test_whispers_reach_the_sockets_of_their_audience_and_a_recipients_oth
     other_frames = await entries(other_here, 2)
     assert "over the wire" in other_frames[0]["html"] and "d20" in other_frames[1]["html"]
     assert (await entries(player_socket, 1))[0]["cursor"] == other_frames[1]["cursor"]
-    assert await carol_socket.receive_nothing(timeout=0.3)
-    assert await other_elsewhere.receive_nothing(timeout=0.3)
+    assert await hears_nothing_more(table.pk, carol_socket)
+    assert await hears_nothing_more(elsewhere.pk, other_elsewhere)
     refused = await apost_chat(player, table, "/w zed hi", key="whisper-sock-3")
     assert "Nobody called “zed” sits at this table." in refused.content.decode()
+    assert await hears_nothing_more(elsewhere.pk, other_elsewhere)
+    assert await hears_nothing_more(table.pk, other_here, carol_socket, player_socket)
     for socket in (other_elsewhere, other_here, carol_socket, player_socket):
-        assert await socket.receive_nothing(timeout=0.2)
         await socket.disconnect()
 
 
