@@ -177,6 +177,14 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def static_files_found_when_asked(settings):
+    # WhiteNoise's middleware lists and stats every static file as it starts, and each test client
+    # starts its own middleware: that listing was a quarter of the non-browser suite's time. Finding a
+    # file when it is asked for serves the same files with the same headers; a server starts it once.
+    settings.WHITENOISE_AUTOREFRESH = True
+
+
+@pytest.fixture(autouse=True)
 def fresh_rate_limits():
     # The per-user rate limit counts in the process's cache, and user ids repeat from test to test.
     from django.core.cache import cache
