@@ -117,6 +117,8 @@
         if (done) { return; }
         done = true;
         delete refreshing[name];
+        // The round is in: how many of the name's panels it fetched (none where each already showed it).
+        document.dispatchEvent(new CustomEvent("tabletop:refreshed", { detail: { panel: name, fetched: round.length } }));
         if (refreshAgain[name]) { delete refreshAgain[name]; refreshPanel(name); }
       };
       setTimeout(over, ROUND_LIMIT_MS);

@@ -1,0 +1,70 @@
+"""A player's table page fetches the encounter panel again only when what players see of it changed: the
+"encounter" refresh frame carries the digest of the players' view (campaigns.realtime.shows) and a panel
+already showing it is left alone (static/js/table.js). The page says when each refresh round is in
+("tabletop:refreshed", with how many panels it fetched), so the test waits on that, never on a clock."""
+
+import threading
+
+import pytest
+from django.db import connection
+from playwright.sync_api import expect
+
+from campaigns import realtime
+from play import encounters as services
+from tests.conftest import PASSWORD
+from tests.npcs import sample_npc
+
+from .conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+ROUNDS = """() => {
+  window.encounterRounds = [];
+  document.addEventListener("tabletop:refreshed", (event) => {
+    if (event.detail.panel === "encounter") { window.encounterRounds.push(event.detail.fetched); }
+  });
+}"""
+
+
+def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_changed(
+    new_page, make_campaign, gm, player
+):
+    campaign = make_campaign("fivebyfive", players=[player], name="Salt Road")
+    encounter = services.encounter_create(campaign=campaign, name="Ambush")
+    npc = sample_npc("fivebyfive")
+    bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=npc)
+    most = bandit.stats["hp_max"]
+
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    fetched = []
+    page.on("request", lambda request: "/encounters/panel/" in request.url and fetched.append(request.url))
+    page.goto(f"/campaigns/{campaign.pk}/table/")
+    expect(page.locator("#table-status")).to_have_text("Live")
+    page.evaluate(ROUNDS)
+    summary = page.locator("#encounter-panel [data-combatant='Bandit'] .combatant-summary")
+    expect(summary).to_have_text("")
+
+    def hp(value):
+        """The bandit's HP moved behind the panel (the GM's numbers), announced as any change is: on a
+        thread of its own, as a request's code runs (Playwright's sync API holds this one's event loop)."""
+
+        def change():
+            bandit.stats = {**bandit.stats, "hp": value}
+            bandit.save(update_fields=["stats"])
+            realtime.panel_changed(campaign_id=campaign.pk, panel="encounter")
+            connection.close()
+
+        worker = threading.Thread(target=change)
+        worker.start()
+        worker.join()
+
+    hp(most - 1)  # players now see "hurt": the panel is fetched
+    expect(summary).to_have_text("hurt")
+    page.wait_for_function("() => window.encounterRounds.length === 1")
+    hp(most - 2)  # still "hurt" to players: the page already shows it, and fetches nothing
+    page.wait_for_function("() => window.encounterRounds.length === 2")
+    assert page.evaluate("() => window.encounterRounds") == [1, 0]
+    assert len(fetched) == 1
+    expect(summary).to_have_text("hurt")
+    assert str(most - 2) not in page.content()  # the number behind the word never reached the page
