@@ -21,10 +21,9 @@ from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagge
 from rules.dice import Roller, system_random
 from sheets import selectors as sheet_selectors
 from sheets.combat import EncounterError
-from sheets.registry import combat_for as rules_for
+from sheets.registry import combat_for
 
-from . import encounters as services
-from . import odds
+from . import encounters, odds
 from .forms import (
     ActForm,
     AddCharacterForm,
@@ -42,9 +41,9 @@ from .models import Encounter
 
 
 def _encounter_context(user, campaign, encounter):
-    combat = rules_for(campaign)
-    combatants = services.combatants_of(encounter)
-    actor = services.current_actor(encounter, combatants)
+    combat = combat_for(campaign)
+    combatants = encounters.combatants_of(encounter)
+    actor = encounters.current_actor(encounter, combatants)
     is_gm = campaign.is_gm(user)
     return {
         "campaign": campaign,
@@ -60,7 +59,7 @@ def _encounter_context(user, campaign, encounter):
         "defence": odds.defence_item(user, combat, encounter, combatants) if is_gm else None,
         # The actions only the GM's page draws: a player's come in their turn panel.
         "actions": odds.action_items(user, combat, encounter, actor, combatants, by_gm=True)
-        if actor is not None and is_gm and services.pending_defence(encounter) is None
+        if actor is not None and is_gm and encounters.pending_defence(encounter) is None
         else [],
         "npc_form": compact(combat.npc_form_class(prefix="npc")),
         "start_form": compact(combat.start_form_class(prefix="start")) if combat.start_form_class else None,
@@ -68,7 +67,7 @@ def _encounter_context(user, campaign, encounter):
         # Before the start, or as reinforcements while the fight runs.
         "addable": _addable(campaign, encounter) if encounter.status != Encounter.Status.ENDED else [],
         # Sides with no one left standing: the GM's page says so and offers to end the fight.
-        "sides_out": [services.SIDE_NAMES[side] for side in services.sides_out(encounter, combatants)]
+        "sides_out": [encounters.SIDE_NAMES[side] for side in encounters.sides_out(encounter, combatants)]
         if is_gm
         else [],
         # The action log (this encounter's feed entries, as this viewer may see them): a callable, so
@@ -79,7 +78,7 @@ def _encounter_context(user, campaign, encounter):
 
 def _row(user, combat, encounter, combatant, actor) -> dict:
     """One combatant in the order: its numbers (and initiative) only for a viewer who sees them."""
-    shown = services.numbers_shown(user, encounter, combatant)
+    shown = encounters.numbers_shown(user, encounter, combatant)
     return {
         "combatant": combatant,
         "summary": combat.summary(combatant, for_gm=shown),
@@ -93,7 +92,7 @@ def encounter_list(request, campaign_id: int):
     campaign = campaign_for_gm(request.user, campaign_id)
     form = EncounterForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        encounter = services.encounter_create(campaign=campaign, name=form.cleaned_data["name"])
+        encounter = encounters.encounter_create(campaign=campaign, name=form.cleaned_data["name"])
         return redirect(encounter)
     return TemplateResponse(
         request,
@@ -170,7 +169,7 @@ def _act(request, encounter, roller) -> None:
     action's own fields are read from the post under its key."""
     form = _valid(ActForm(request.POST), "the action")
     key = form.cleaned_data["action"]
-    services.encounter_act(
+    encounters.encounter_act(
         encounter=encounter,
         version=form.cleaned_data["version"],
         actor_id=form.cleaned_data["actor"],
@@ -187,7 +186,7 @@ def _act(request, encounter, roller) -> None:
 def _defend(request, encounter, roller) -> None:
     """The waiting defence as its form posts it (the player's turn panel, or the GM without waiting)."""
     form = _valid(DefendForm(request.POST), "the defence")
-    services.encounter_defend(
+    encounters.encounter_defend(
         encounter=encounter,
         version=form.cleaned_data["version"],
         defender_id=form.cleaned_data["defender"],
@@ -207,7 +206,7 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     try:
         if verb == "add-character":
             form = _valid(AddCharacterForm(post, characters=_addable(campaign, encounter)), "the character")
-            services.combatant_add_character(
+            encounters.combatant_add_character(
                 encounter=encounter,
                 character=form.cleaned_data["character"],
                 version=form.cleaned_data["version"],
@@ -218,7 +217,7 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
             return _add_npc(request, campaign, encounter, roller)
         elif verb == "start":
             form = _valid(VersionForm(post), "the start")
-            services.encounter_start(
+            encounters.encounter_start(
                 encounter=encounter,
                 version=form.cleaned_data["version"],
                 roller=roller,
@@ -232,15 +231,15 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
             _defend(request, encounter, roller)
         elif verb == "next":
             form = _valid(VersionForm(post), "the turn")
-            services.encounter_next_turn(
+            encounters.encounter_next_turn(
                 encounter=encounter, version=form.cleaned_data["version"], author=request.user
             )
         elif verb == "end":
             form = _valid(VersionForm(post), "the end")
-            services.encounter_end(encounter=encounter, version=form.cleaned_data["version"])
+            encounters.encounter_end(encounter=encounter, version=form.cleaned_data["version"])
         elif verb == "move":
             form = _valid(MoveForm(post), "the move")
-            services.combatant_move(
+            encounters.combatant_move(
                 encounter=encounter,
                 version=form.cleaned_data["version"],
                 combatant_id=form.cleaned_data["combatant"],
@@ -249,7 +248,7 @@ def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
             )
         elif verb == "remove":
             form = _valid(RemoveForm(post), "the removal")
-            services.combatant_remove(
+            encounters.combatant_remove(
                 encounter=encounter,
                 version=form.cleaned_data["version"],
                 combatant_id=form.cleaned_data["combatant"],
@@ -266,10 +265,10 @@ def _add_npc(request, campaign, encounter, roller):
     was typed and each message on its field."""
     data = request.POST.copy()
     name_form = NpcNameForm(data)
-    npc_form = rules_for(campaign).npc_form_class(data, prefix="npc")
+    npc_form = combat_for(campaign).npc_form_class(data, prefix="npc")
     if name_form.is_valid() & npc_form.is_valid():  # & rather than and: every field gets its message
         try:
-            services.combatant_add_npc(
+            encounters.combatant_add_npc(
                 encounter=encounter,
                 name=name_form.cleaned_data["name"],
                 cleaned_data=npc_form.cleaned_data,
@@ -311,18 +310,18 @@ def defence_odds(request, campaign_id: int, encounter_id: int):
     campaign = campaign_for_member(request.user, campaign_id)
     encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
     percent = ""
-    found = services.defence_of(encounter, services.combatants_of(encounter))
+    found = encounters.defence_of(encounter, encounters.combatants_of(encounter))
     if found is not None:  # else the defence was answered: the panel's refresh is on its way
         asked, attacker, defender = found
-        if not services.may_act_for(request.user, encounter, defender):
+        if not encounters.may_act_for(request.user, encounter, defender):
             return HttpResponse(
                 "Only that combatant's player or the GM can see those odds.",
                 status=403,
                 content_type="text/plain",
             )
-        if asked.own_odds or services.numbers_shown(request.user, encounter, attacker):
+        if asked.own_odds or encounters.numbers_shown(request.user, encounter, attacker):
             percent = odds.defence_percent(
-                rules_for(campaign), encounter, attacker, defender, asked, request.GET
+                combat_for(campaign), encounter, attacker, defender, asked, request.GET
             )
     return TemplateResponse(request, "play/_action_form.html#odds", {"percent": percent})
 
@@ -334,20 +333,20 @@ def encounter_odds(request, campaign_id: int, encounter_id: int):
     form = OddsForm(request.GET)
     percent = ""
     if form.is_valid():
-        combatants = services.combatants_of(encounter)
-        actor = services.current_actor(encounter, combatants)
+        combatants = encounters.combatants_of(encounter)
+        actor = encounters.current_actor(encounter, combatants)
         if actor is None or actor.pk != form.cleaned_data["actor"]:
             pass  # the turn moved on: the panel's refresh is on its way
-        elif not services.may_act_for(request.user, encounter, actor):
+        elif not encounters.may_act_for(request.user, encounter, actor):
             return HttpResponse(
                 "Only that combatant's player or the GM can see those odds.",
                 status=403,
                 content_type="text/plain",
             )
         else:
-            combat = rules_for(campaign)
+            combat = combat_for(campaign)
             by_gm = campaign.is_gm(request.user)
-            offered = services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm)
+            offered = encounters.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm)
             action = next((a for a in offered if a.key == form.cleaned_data["action"]), None)
             if action is not None:
                 target = next((c for c in action.targets if c.pk == form.cleaned_data["target"]), None)
@@ -383,10 +382,10 @@ def _turn_context(request, campaign, character=None) -> dict | None:
         # choose, a sheet's latest lines (play.encounters._announce).
         "live_panel": "turn",
     }
-    encounter = services.running_encounter(campaign)
+    encounter = encounters.running_encounter(campaign)
     if encounter is None:
         return context
-    combatants = services.combatants_of(encounter)
+    combatants = encounters.combatants_of(encounter)
     mine = [
         c
         for c in combatants
@@ -396,10 +395,10 @@ def _turn_context(request, campaign, character=None) -> dict | None:
     ]
     if not mine:
         return context
-    combat = rules_for(campaign)
-    actor = services.current_actor(encounter, combatants)
+    combat = combat_for(campaign)
+    actor = encounters.current_actor(encounter, combatants)
     # A waiting defence holds the fight up: its defender's player gets the prompt, the rest are told.
-    pending, defence = services.pending_defence(encounter), None
+    pending, defence = encounters.pending_defence(encounter), None
     if pending is not None and any(c.pk == pending["defender"] for c in mine):
         defence = odds.defence_item(user, combat, encounter, combatants)
     elif pending is not None:
@@ -469,7 +468,7 @@ def _turn_post(request, campaign_id: int, encounter_id: int, do):
     error, status = "", 200
     try:
         do(request, encounter, Roller(system_random()))
-    except services.TurnRefused as refused:
+    except encounters.TurnRefused as refused:
         error, status = str(refused), 403
     except EncounterError as refused:
         error, status = str(refused), 422

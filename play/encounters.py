@@ -26,7 +26,7 @@ from campaigns.services import feed_entry_create
 from campaigns.systems import SHOW_NPC_NUMBERS
 from rules.dice import Roller, RulesError
 from sheets.combat import EncounterError, RollResult, Side, is_npc
-from sheets.registry import combat_for as rules_for
+from sheets.registry import combat_for
 
 from .forms import cleaned, with_initial
 from .models import Combatant, Encounter
@@ -150,7 +150,7 @@ def combatant_add_npc(
 ) -> Combatant:
     """Put a quick NPC (its form's ``cleaned_data``) in the encounter: before the start, or as a
     reinforcement (``_enter``)."""
-    stats = rules_for(encounter.campaign).npc_stats(cleaned_data)
+    stats = combat_for(encounter.campaign).npc_stats(cleaned_data)
     combatant = Combatant(
         encounter=encounter, name=name.strip()[:80] or "NPC", side=Combatant.Side.GM, stats=stats
     )
@@ -177,7 +177,7 @@ def _enter(encounter: Encounter, combatant: Combatant, *, version, roller, autho
     waiting = _waiting(encounter, combatants)
     if waiting:
         raise EncounterError(waiting)
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     said = _said_out(encounter)
     acting = current_actor(encounter, combatants)
     combatant.position = len(combatants)
@@ -210,7 +210,7 @@ def sides_out(encounter: Encounter, combatants: list[Combatant]) -> list[Side]:
     """The sides of a running fight with no one left standing: each of their combatants is out."""
     if encounter.status != Encounter.Status.RUNNING:
         return []
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     return [side for side in Side if not any(c.side == side and not combat.is_out(c) for c in combatants)]
 
 
@@ -252,7 +252,7 @@ def encounter_start(
     _claim(encounter, version)
     if encounter.status != Encounter.Status.SETUP:
         raise EncounterError("This encounter has already started.")
-    start_form_class = rules_for(encounter.campaign).start_form_class
+    start_form_class = combat_for(encounter.campaign).start_form_class
     if start_form_class is not None and data is not None:
         options = cleaned(start_form_class, data, prefix=prefix, what="the start options")
         encounter.state = {**encounter.state, "start": options}
@@ -263,14 +263,14 @@ def encounter_start(
         raise EncounterError("Add at least one player character and one opponent first.")
     encounter.status, encounter.round, encounter.turn = Encounter.Status.RUNNING, 1, 0
     try:
-        lines = rules_for(encounter.campaign).start(encounter, combatants, roller)
+        lines = combat_for(encounter.campaign).start(encounter, combatants, roller)
     except RulesError as error:
         raise EncounterError(str(error)) from None
     first = current_actor(encounter, combatants)
-    if rules_for(encounter.campaign).is_out(first):
+    if combat_for(encounter.campaign).is_out(first):
         lines += _skip_out(encounter, combatants, author=author)
     else:
-        lines += rules_for(encounter.campaign).begin_turn(encounter, first, author)
+        lines += combat_for(encounter.campaign).begin_turn(encounter, first, author)
     lines += _side_out_lines(encounter, combatants, [])
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
@@ -299,12 +299,12 @@ def _save(encounter: Encounter, combatants: list[Combatant]) -> None:
 def current_actor(encounter: Encounter, combatants: list[Combatant]) -> Combatant | None:
     if encounter.status != Encounter.Status.RUNNING or not combatants:
         return None
-    return rules_for(encounter.campaign).current_actor(encounter, combatants)
+    return combat_for(encounter.campaign).current_actor(encounter, combatants)
 
 
 def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> list[RollResult]:
     """Move the turn past combatants who are out, starting a new round when the order wraps."""
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     lines: list[RollResult] = []
     if not any(not combat.is_out(c) for c in combatants):
         return lines
@@ -319,7 +319,7 @@ def _skip_out(encounter: Encounter, combatants: list[Combatant], *, author) -> l
 
 def _advance(encounter: Encounter, combatants: list[Combatant], *, author) -> list[RollResult]:
     """End the current turn and begin the next one (a new round when the order wraps)."""
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     lines = combat.end_turn(encounter, current_actor(encounter, combatants), author)
     encounter.turn += 1
     if encounter.turn >= combat.turns_in_round(encounter, combatants):
@@ -390,7 +390,7 @@ def encounter_act(
         raise TurnRefused(f"It is not your turn: it is {actor.name}'s.")
     if not may_act_for(author, encounter, actor):
         raise TurnRefused(f"It is {actor.name}'s turn: only {actor.name}'s player or the GM acts now.")
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     offered = {a.key: a for a in actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm)}
     if action not in offered:
         raise EncounterError("That action is not open to this combatant now.")
@@ -441,7 +441,7 @@ def _after_action(
     """An action done in full: end the turn if it does, pass whoever is out, say if a side has no one
     standing (``said``: the sides said before), save, log, announce (to every turn panel when the turn
     moved on or a waiting defence was answered)."""
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     before = (encounter.status, encounter.round, encounter.turn)
     if combat.turn_over(encounter, actor, action):
         lines += _advance(encounter, combatants, author=author)
@@ -469,7 +469,7 @@ def defence_of(encounter: Encounter, combatants: list[Combatant]):
         pending, attacker, defender = _defence_parts(encounter, combatants)
     except EncounterError:
         return None
-    asked = rules_for(encounter.campaign).defence(encounter, pending["rules"], attacker, defender)
+    asked = combat_for(encounter.campaign).defence(encounter, pending["rules"], attacker, defender)
     return asked, attacker, defender
 
 
@@ -494,7 +494,7 @@ def encounter_defend(
         raise EncounterError("That defence is no longer waiting; look again.")
     if not may_act_for(author, encounter, defender):
         raise TurnRefused(f"Only {defender.name}'s player or the GM chooses how {defender.name} defends.")
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     asked = combat.defence(encounter, pending["rules"], attacker, defender)
     options = cleaned(asked.form_class, data, prefix=prefix, what="the defence")
     try:
@@ -513,7 +513,7 @@ def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encoun
     if encounter.status != Encounter.Status.RUNNING:
         raise EncounterError("The encounter is not running.")
     combatants = combatants_of(encounter)
-    held = _waiting(encounter, combatants) or rules_for(encounter.campaign).hold(encounter, combatants)
+    held = _waiting(encounter, combatants) or combat_for(encounter.campaign).hold(encounter, combatants)
     if held:
         raise EncounterError(held)
     said = _said_out(encounter)
@@ -542,7 +542,7 @@ def combatant_move(*, encounter: Encounter, version: int, combatant_id: int, dir
     """Swap a combatant with its neighbour in the order, when the system lets the GM set the order now."""
     _claim(encounter, version)
     combatants = combatants_of(encounter)
-    combat = rules_for(encounter.campaign)
+    combat = combat_for(encounter.campaign)
     waiting = _waiting(encounter, combatants)
     if waiting:
         raise EncounterError(waiting)

@@ -11,7 +11,7 @@ from campaigns.rendering import format_percent
 from rules.dice import RulesError
 from sheets.combat import EncounterError
 
-from . import encounters as services
+from . import encounters
 from .forms import initial_data
 
 # ----- the actions of a turn, priced ----------------------------------------------------------------
@@ -38,14 +38,14 @@ def action_chance(combat, encounter, actor, action, target, data):
 def priced(user, encounter, action, target) -> bool:
     """Whether ``user`` sees the odds of ``action`` at ``target``: not when they would tell the numbers
     of an NPC the user does not see (play.encounters.numbers_shown)."""
-    return action.own_odds or target is None or services.numbers_shown(user, encounter, target)
+    return action.own_odds or target is None or encounters.numbers_shown(user, encounter, target)
 
 
 def action_items(user, combat, encounter, actor, combatants, *, by_gm: bool) -> list[dict]:
     """Each action open to ``actor`` with its form (a player's without the GM's inputs) and its odds
     against its first target (none where they would tell an NPC's numbers ``user`` does not see)."""
     items = []
-    for action in services.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
+    for action in encounters.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
         form = None
         if action.form_class is not None:
             form = compact(action.form_class(prefix=action.key))
@@ -73,7 +73,7 @@ def defence_percent(combat, encounter, attacker, defender, asked, data):
     )
     if not form.is_valid():
         return ""
-    pending = services.pending_defence(encounter)["rules"]
+    pending = encounters.pending_defence(encounter)["rules"]
     try:
         chance = combat.defence_chance(encounter, pending, attacker, defender, form.cleaned_data)
     except (EncounterError, RulesError, KeyError, ValueError):
@@ -84,11 +84,11 @@ def defence_percent(combat, encounter, attacker, defender, asked, data):
 def defence_item(user, combat, encounter, combatants) -> dict | None:
     """The waiting defence as a page draws it: the prompt, its form, each option's odds (none where they
     would tell the numbers of an NPC attacker ``user`` does not see); None if none waits."""
-    found = services.defence_of(encounter, combatants)
+    found = encounters.defence_of(encounter, combatants)
     if found is None:
         return None
     asked, attacker, defender = found
-    priced = asked.own_odds or services.numbers_shown(user, encounter, attacker)
+    priced = asked.own_odds or encounters.numbers_shown(user, encounter, attacker)
     return {
         "asked": asked,
         "attacker": attacker,
