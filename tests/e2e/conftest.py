@@ -116,8 +116,20 @@ def new_page(browser, asgi_server):
 
 
 def log_in(page, username: str, password: str) -> None:
-    page.goto("/accounts/login/")
-    page.locator("#id_username").fill(username)
-    page.locator("#id_password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/dashboard/")
+    """Signed in as ``username`` and on the dashboard, where the login form leads. The session is made by
+    Django's own ``login()`` and handed to the page as its cookie: the form's round trips, repeated for
+    every user of every test, were time spent testing the same form again (test_campaign_flow.py takes
+    the form itself in the browser, tests/campaigns/test_campaigns.py its throttling)."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user = get_user_model().objects.get(username=username)
+    assert user.check_password(password), "the password the test would type is not the user's"
+    client = Client()
+    client.force_login(user)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": session, "domain": "127.0.0.1", "path": "/"}]
+    )
+    page.goto("/dashboard/")

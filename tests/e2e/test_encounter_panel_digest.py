@@ -67,4 +67,5 @@ def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_cha
     assert page.evaluate("() => window.encounterRounds") == [1, 0]
     assert len(fetched) == 1
     expect(summary).to_have_text("hurt")
-    assert str(most - 2) not in page.content()  # the number behind the word never reached the page
+    row = page.locator("#encounter-panel [data-combatant='Bandit']")
+    assert str(most - 2) not in row.inner_text()  # the number behind the word never reached the row
