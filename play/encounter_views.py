@@ -40,9 +40,9 @@ from .forms import (
 from .models import Encounter
 
 
-def _encounter_context(user, campaign, encounter):
-    combat = combat_for(campaign)
-    combatants = encounters.combatants_of(encounter)
+def _order_context(user, campaign, encounter, combat, combatants) -> dict:
+    """What the turn order draws (templates/play/_encounter_order.html), for ``user``: all the table's
+    encounter panel needs, and the start of the GM's page."""
     actor = encounters.current_actor(encounter, combatants)
     is_gm = campaign.is_gm(user)
     return {
@@ -53,6 +53,17 @@ def _encounter_context(user, campaign, encounter):
         "can_reorder": is_gm and combat.order_settable(encounter, combatants),
         "move_directions": (("up", "↑"), ("down", "↓")),
         "rows": [_row(user, combat, encounter, c, actor) for c in combatants],
+    }
+
+
+def _encounter_context(user, campaign, encounter):
+    """The GM's encounter page: the order, and the forms and actions that run the fight."""
+    combat = combat_for(campaign)
+    combatants = encounters.combatants_of(encounter)
+    context = _order_context(user, campaign, encounter, combat, combatants)
+    is_gm, actor = context["is_gm"], context["actor"]
+    return {
+        **context,
         # Whose portrait the GM's page offers to upload (play/portraits.py): a character has its sheet's.
         "quick_npcs": [c for c in combatants if c.character_id is None] if is_gm else [],
         # A waiting defence (the GM's page offers to resolve it without waiting): actions wait for it.
@@ -120,7 +131,8 @@ def _panel_context(user, campaign, request=None) -> dict:
     if encounter is None:
         context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
     else:
-        context = _encounter_context(user, campaign, encounter)
+        combatants = encounters.combatants_of(encounter)
+        context = _order_context(user, campaign, encounter, combat_for(campaign), combatants)
     if context["is_gm"]:
         return {**context, "body": render_to_string(PANEL_BODY, context, request=request), "shows": ""}
     # A player's body is drawn without the request, as players_encounter_panel draws it for the frame:
