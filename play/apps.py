@@ -10,7 +10,13 @@ class PlayConfig(AppConfig):
     verbose_name = "Play at the table"
 
     def ready(self) -> None:
-        from . import encounter_views, portraits, request_views, saved_roll_views  # they need the models
+        from . import (  # models first
+            encounter_panel,
+            encounter_views,
+            portraits,
+            request_views,
+            saved_roll_views,
+        )
 
         combatant = self.get_model("Combatant")
         post_delete.connect(portraits.combatant_deleted, sender=combatant, dispatch_uid="npc-portrait-file")
@@ -18,8 +24,8 @@ class PlayConfig(AppConfig):
         register, table, sheet = hooks.register_panel, hooks.TABLE, hooks.SHEET
         register(place=table, name="turn", render=encounter_views.table_turn_panel, order=5)
         register(place=sheet, name="turn", render=encounter_views.sheet_turn_panel, order=-10)
-        register(place=table, name="encounter", render=encounter_views.table_encounter_panel, order=10)
-        hooks.register_players_view(panel="encounter", render=encounter_views.players_encounter_panel)
+        register(place=table, name="encounter", render=encounter_panel.table_encounter_panel, order=10)
+        hooks.register_players_view(panel="encounter", render=encounter_panel.players_encounter_panel)
         register(place=table, name="requests", render=request_views.table_requests_panel, order=20)
         register(place=sheet, name="requests", render=request_views.sheet_requests_panel)
         register(place=table, name="saved", render=saved_roll_views.table_panel, order=25)

@@ -1,11 +1,10 @@
-"""The GM's encounter pages, the live encounter panel every seat at the table sees, and a player's turn
-panel (on their sheet and at the table) from which they take their own character's turn."""
+"""The GM's encounter pages, and a player's turn panel (on their sheet and at the table) from which they
+take their own character's turn. The table's encounter panel is play/encounter_panel.py."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.models import AnonymousUser
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.loader import render_to_string
@@ -13,9 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from campaigns import realtime
 from campaigns.forms import compact, row_id
-from campaigns.models import Campaign
 from campaigns.rendering import format_percent
 from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
 from rules.dice import Roller, system_random
@@ -23,7 +20,7 @@ from sheets import selectors as sheet_selectors
 from sheets.combat import EncounterError
 from sheets.registry import combat_for
 
-from . import encounters, odds
+from . import encounter_panel, encounters, odds
 from .forms import (
     ActForm,
     AddCharacterForm,
@@ -40,27 +37,11 @@ from .forms import (
 from .models import Encounter
 
 
-def _order_context(user, campaign, encounter, combat, combatants) -> dict:
-    """What the turn order draws (templates/play/_encounter_order.html), for ``user``: all the table's
-    encounter panel needs, and the start of the GM's page."""
-    actor = encounters.current_actor(encounter, combatants)
-    is_gm = campaign.is_gm(user)
-    return {
-        "campaign": campaign,
-        "encounter": encounter,
-        "is_gm": is_gm,
-        "actor": actor,
-        "can_reorder": is_gm and combat.order_settable(encounter, combatants),
-        "move_directions": (("up", "↑"), ("down", "↓")),
-        "rows": [_row(user, combat, encounter, c, actor) for c in combatants],
-    }
-
-
 def _encounter_context(user, campaign, encounter):
     """The GM's encounter page: the order, and the forms and actions that run the fight."""
     combat = combat_for(campaign)
     combatants = encounters.combatants_of(encounter)
-    context = _order_context(user, campaign, encounter, combat, combatants)
+    context = encounter_panel.order_context(user, campaign, encounter, combat, combatants)
     is_gm, actor = context["is_gm"], context["actor"]
     return {
         **context,
@@ -87,18 +68,6 @@ def _encounter_context(user, campaign, encounter):
     }
 
 
-def _row(user, combat, encounter, combatant, actor) -> dict:
-    """One combatant in the order: its numbers (and initiative) only for a viewer who sees them."""
-    shown = encounters.numbers_shown(user, encounter, combatant)
-    return {
-        "combatant": combatant,
-        "summary": combat.summary(combatant, for_gm=shown),
-        "initiative": combatant.initiative if shown else None,
-        "out": combat.is_out(combatant),
-        "current": actor is not None and combatant.pk == actor.pk,
-    }
-
-
 def encounter_list(request, campaign_id: int):
     campaign = campaign_for_gm(request.user, campaign_id)
     form = EncounterForm(request.POST or None)
@@ -122,47 +91,6 @@ def encounter_detail(request, campaign_id: int, encounter_id: int):
     # An htmx GET is the page's live refresh: the controls with the log out of band.
     template = "play/encounter.html#encounter-refresh" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, _encounter_context(request.user, campaign, encounter))
-
-
-def _panel_context(user, campaign, request=None) -> dict:
-    """The table's encounter panel for ``user``: its body drawn, and for a player the digest of what it
-    shows (campaigns.realtime.shows), which the encounter's refresh frames carry too."""
-    encounter = campaign.encounters.exclude(status=Encounter.Status.ENDED).first()
-    if encounter is None:
-        context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
-    else:
-        combatants = encounters.combatants_of(encounter)
-        context = _order_context(user, campaign, encounter, combat_for(campaign), combatants)
-    if context["is_gm"]:
-        return {**context, "body": render_to_string(PANEL_BODY, context, request=request), "shows": ""}
-    # A player's body is drawn without the request, as players_encounter_panel draws it for the frame:
-    # it is the same for every player, so the page's digest and the frame's agree.
-    body = render_to_string(PANEL_BODY, context)
-    return {**context, "body": body, "shows": realtime.shows(body)}
-
-
-PANEL_BODY = "play/encounter_panel.html#body"
-
-
-def table_encounter_panel(request, *, campaign):
-    """The encounter panel on the table page, rendered with the page."""
-    context = _panel_context(request.user, campaign, request)
-    return render_to_string("play/encounter_panel.html", context, request=request)
-
-
-def encounter_panel(request, campaign_id: int):
-    """The running encounter as every seat sees it (NPC numbers only for the GM)."""
-    campaign = campaign_for_member(request.user, campaign_id)
-    context = _panel_context(request.user, campaign, request)
-    return TemplateResponse(request, "play/encounter_panel.html", context)
-
-
-def players_encounter_panel(campaign_id: int) -> str:
-    """The encounter panel's body as every player at the table sees it: what the "encounter" refresh
-    frame's digest is taken of (hooks.register_players_view). Drawn as no one in particular: a player's
-    view depends on no player (play.encounters.numbers_shown)."""
-    campaign = Campaign.objects.get(pk=campaign_id)
-    return _panel_context(AnonymousUser(), campaign)["body"]
 
 
 def _addable(campaign, encounter):

@@ -1,10 +1,10 @@
 from django.urls import path
 
-from . import encounter_views, portraits, request_views, saved_roll_views
+from . import encounter_panel, encounter_views, portraits, request_views, saved_roll_views
 
 urlpatterns = [
     path("campaigns/<id:campaign_id>/encounters/", encounter_views.encounter_list, name="encounters"),
-    path("campaigns/<id:campaign_id>/encounters/panel/", encounter_views.encounter_panel,
+    path("campaigns/<id:campaign_id>/encounters/panel/", encounter_panel.encounter_panel,
          name="encounter_panel"),
     path("campaigns/<id:campaign_id>/encounters/<id:encounter_id>/", encounter_views.encounter_detail,
          name="encounter"),

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from campaigns import realtime
 from play import encounters as services
-from play.encounter_views import players_encounter_panel
+from play.encounter_panel import players_encounter_panel
 from tests.campaigns.test_consumers import open_socket
 from tests.conftest import frames_before_barrier
 

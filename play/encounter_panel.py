@@ -1,0 +1,86 @@
+"""The table's encounter panel: the turn order as each seat sees it (NPC numbers only for whoever sees
+them), and for players the digest of what they all see, which the "encounter" refresh frames carry
+(campaigns.realtime.shows). The GM's encounter page draws the same order (play/encounter_views.py)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AnonymousUser
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+
+from campaigns import realtime
+from campaigns.models import Campaign
+from campaigns.selectors import campaign_for_member
+from sheets.registry import combat_for
+
+from . import encounters
+from .models import Encounter
+
+
+def order_context(user, campaign, encounter, combat, combatants) -> dict:
+    """What the turn order draws (templates/play/_encounter_order.html), for ``user``: all the table's
+    encounter panel needs, and the start of the GM's page."""
+    actor = encounters.current_actor(encounter, combatants)
+    is_gm = campaign.is_gm(user)
+    return {
+        "campaign": campaign,
+        "encounter": encounter,
+        "is_gm": is_gm,
+        "actor": actor,
+        "can_reorder": is_gm and combat.order_settable(encounter, combatants),
+        "move_directions": (("up", "↑"), ("down", "↓")),
+        "rows": [_row(user, combat, encounter, c, actor) for c in combatants],
+    }
+
+
+def _row(user, combat, encounter, combatant, actor) -> dict:
+    """One combatant in the order: its numbers (and initiative) only for a viewer who sees them."""
+    shown = encounters.numbers_shown(user, encounter, combatant)
+    return {
+        "combatant": combatant,
+        "summary": combat.summary(combatant, for_gm=shown),
+        "initiative": combatant.initiative if shown else None,
+        "out": combat.is_out(combatant),
+        "current": actor is not None and combatant.pk == actor.pk,
+    }
+
+
+def _panel_context(user, campaign, request=None) -> dict:
+    """The table's encounter panel for ``user``: its body drawn, and for a player the digest of what it
+    shows (campaigns.realtime.shows), which the encounter's refresh frames carry too."""
+    encounter = campaign.encounters.exclude(status=Encounter.Status.ENDED).first()
+    if encounter is None:
+        context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
+    else:
+        combatants = encounters.combatants_of(encounter)
+        context = order_context(user, campaign, encounter, combat_for(campaign), combatants)
+    if context["is_gm"]:
+        return {**context, "body": render_to_string(PANEL_BODY, context, request=request), "shows": ""}
+    # A player's body is drawn without the request, as players_encounter_panel draws it for the frame:
+    # it is the same for every player, so the page's digest and the frame's agree.
+    body = render_to_string(PANEL_BODY, context)
+    return {**context, "body": body, "shows": realtime.shows(body)}
+
+
+PANEL_BODY = "play/encounter_panel.html#body"
+
+
+def table_encounter_panel(request, *, campaign):
+    """The encounter panel on the table page, rendered with the page."""
+    context = _panel_context(request.user, campaign, request)
+    return render_to_string("play/encounter_panel.html", context, request=request)
+
+
+def encounter_panel(request, campaign_id: int):
+    """The running encounter as every seat sees it (NPC numbers only for the GM)."""
+    campaign = campaign_for_member(request.user, campaign_id)
+    context = _panel_context(request.user, campaign, request)
+    return TemplateResponse(request, "play/encounter_panel.html", context)
+
+
+def players_encounter_panel(campaign_id: int) -> str:
+    """The encounter panel's body as every player at the table sees it: what the "encounter" refresh
+    frame's digest is taken of (hooks.register_players_view). Drawn as no one in particular: a player's
+    view depends on no player (play.encounters.numbers_shown)."""
+    campaign = Campaign.objects.get(pk=campaign_id)
+    return _panel_context(AnonymousUser(), campaign)["body"]
