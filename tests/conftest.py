@@ -193,7 +193,12 @@ def fresh_rate_limits():
 
 
 def pytest_collection_modifyitems(config, items):
-    """Browser tests last: Playwright's sync API leaves an event loop in the main thread, after which
-    the async consumer tests cannot start their own (RuntimeError: Runner.run() ... running event loop).
+    """Tests that take seconds first, browser tests last.
+
+    A test marked ``long`` starts while the other cores still have the rest of the suite to share:
+    started last, it would keep one core busy after the others ran out of work (``make test`` spreads
+    the suite with xdist's ``worksteal``, which moves waiting tests but cannot split a running one).
+    Browser tests last: Playwright's sync API leaves an event loop in the main thread, after which the
+    async consumer tests cannot start their own (RuntimeError: Runner.run() ... running event loop).
     """
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+    items.sort(key=lambda item: (bool(item.get_closest_marker("e2e")), not item.get_closest_marker("long")))

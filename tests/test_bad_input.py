@@ -420,6 +420,7 @@ def sweep_paths(sweep, patterns, senders, ids, gm):
             sweep.batch(f"{pattern.name} path {kwargs}", sends)
 
 
+@pytest.mark.long
 def test_junk_in_every_path_parameter_and_form_field_is_refused(
     make_campaign, gm, player, other_player, settings
 ):

@@ -170,6 +170,7 @@ def check_output(**env) -> str:
     return result.stdout + result.stderr
 
 
+@pytest.mark.long
 def test_several_workers_on_the_in_memory_layer_are_warned_about():
     assert "campaigns.W001" in check_output(WEB_CONCURRENCY="4")
     assert "campaigns.W001" not in check_output(WEB_CONCURRENCY="1")

@@ -30,7 +30,7 @@ from tests.campaigns.test_table_redis import (
     stop_process,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.long]
 
 
 class OwnRedis:

@@ -63,6 +63,7 @@ SHOW = (
 )
 
 
+@pytest.mark.long
 def test_the_default_run_has_no_debug_and_a_key_of_its_own(tmp_path):
     data = tmp_path / "data"
     result = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DATA_DIR=str(data))
@@ -78,6 +79,7 @@ def test_the_default_run_has_no_debug_and_a_key_of_its_own(tmp_path):
     assert given.stdout.split()[1] == "e" * 50
 
 
+@pytest.mark.long
 def test_workers_starting_at_once_agree_on_one_key(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in DEPLOYMENT}
     env["DJANGO_DATA_DIR"] = str(tmp_path / "data")

@@ -86,6 +86,14 @@ def logged_in_page(new_page, user, url: str, *, phone: bool = False):
     return page
 
 
+def next_turn(page) -> None:
+    """The GM's "Next turn": a plain form post, so done once the page it leads to has loaded. Until then
+    the old page is still live, and its own refresh can already show the next turn: a choice made on it
+    then would go with it."""
+    with page.expect_navigation():
+        page.get_by_role("button", name="Next turn").click()
+
+
 def expect_live(*pages) -> None:
     for page in pages:
         expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")

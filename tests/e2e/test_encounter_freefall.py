@@ -9,6 +9,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import next_turn
 from .test_reinforcements import fill_npc
 
 pytestmark = pytest.mark.e2e
@@ -38,7 +39,7 @@ def test_gm_orders_the_declarations_and_a_hack_compromises_its_program(new_page,
     expect(order.first).to_contain_text("Sentry")
     page.get_by_role("button", name="Roll initiative and start").click()
     expect(page.get_by_role("heading", name="Sentry's turn")).to_be_visible()
-    page.get_by_role("button", name="Next turn").click()
+    next_turn(page)
     expect(page.get_by_role("heading", name="Osei Marr's turn")).to_be_visible()
     hack = page.locator("form.encounter-action", has=page.get_by_role("button", name="Declare a hack"))
     hack.get_by_label("Dice").fill("2")

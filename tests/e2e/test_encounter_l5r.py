@@ -11,6 +11,7 @@ from tests.conftest import PASSWORD
 from tests.npcs import L5R_BANDIT
 
 from .conftest import log_in
+from .session import next_turn
 
 pytestmark = pytest.mark.e2e
 
@@ -64,7 +65,7 @@ def test_contest_and_a_cumulative_group_effort(new_page, road, gm, monkeypatch):
     assert FeedEntry.objects.filter(label__endswith="Bayushi Shinai: Lore toward Sculpture").exists()
 
     for name in ("Bandit", "Isawa Tishi", "Bayushi Shinai"):
-        page.get_by_role("button", name="Next turn").click()
+        next_turn(page)
         expect(page.get_by_role("heading", name=f"{name}'s turn")).to_be_visible()
     stance = page.locator("form.encounter-action", has=page.get_by_role("button", name="Stance"))
     stance.get_by_label("Stance").select_option("defense")

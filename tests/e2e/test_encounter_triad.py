@@ -11,6 +11,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import next_turn
 
 pytestmark = pytest.mark.e2e
 
@@ -59,7 +60,7 @@ def test_gm_runs_a_triad_fight_and_the_player_follows_live(new_page, table, gm, 
     expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 6/10")
     expect(panel.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("hurt")
 
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
     expect(panel).to_contain_text("now: Ghoul")
 
     faces[:] = [1]  # Van Helsing fumbles his defence: 6 damage, stunned
@@ -71,7 +72,7 @@ def test_gm_runs_a_triad_fight_and_the_player_follows_live(new_page, table, gm, 
     expect(helsing).to_contain_text("stunned")
 
     # Round 2.
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
     expect(panel).to_contain_text("round 2")
     expect(panel).to_contain_text("now: Abraham Van Helsing")
     faces[:] = [20, 19]  # stunned: disadvantage keeps 19, a critical: Difficulty 6 -> 2
@@ -114,7 +115,7 @@ def test_gm_picks_an_adv_trait_and_a_psychic_blow_hits_spirit(new_page, table, g
     expect(row).to_contain_text("Spirit 7/13")
     expect(row).to_contain_text("Body 8/8")
 
-    page.get_by_role("button", name="Next turn").click()
+    next_turn(page)
     expect(page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
     attack = page.locator("form.encounter-action", has_text="Attack").first
     attack.get_by_label("Ability").select_option("mind")
@@ -163,9 +164,9 @@ def test_gm_plays_an_opposed_roll_a_team_task_and_extra_effort(new_page, table, 
     expect(log).to_contain_text("best 19, success")
 
     # Both actions are spent; next round Van Helsing attacks with extra effort.
-    gm_page.get_by_role("button", name="Next turn").click()
-    gm_page.get_by_role("button", name="Next turn").click()
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
+    next_turn(gm_page)
+    next_turn(gm_page)
     expect(gm_page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
     attack = gm_page.locator("form.encounter-action", has=gm_page.get_by_role("button", name="Attack"))
     attack.get_by_label("Extra effort (costs 1 point, gives advantage)").check()
@@ -212,7 +213,7 @@ def test_a_player_trips_the_foe_instead_of_hurting_it(new_page, table, gm, playe
     expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text(
         "Difficulty 10/10 · prone"
     )
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
     expect(gm_page.get_by_role("heading", name="Ghoul's turn")).to_be_visible()
     gm_page.get_by_role("button", name="Stand up").click()
     expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 10/10")

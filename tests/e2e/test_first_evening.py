@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import next_turn
 from .test_encounter_freefall import netrun  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.e2e
@@ -24,7 +25,7 @@ def test_the_declare_odds_follow_the_dice_as_they_are_typed(new_page, netrun, gm
     page.get_by_role("button", name="Roll initiative and start").click()
     while not page.get_by_role("heading", name="Osei Marr's turn").is_visible():
         heading = page.locator("h2", has_text="'s turn").first.inner_text()
-        page.get_by_role("button", name="Next turn").click()
+        next_turn(page)
         expect(page.get_by_role("heading", name=heading)).to_have_count(0)
     hack = page.locator("form.encounter-action", has=page.get_by_role("button", name="Declare a hack"))
     odds = hack.locator(".action-odds")

@@ -15,7 +15,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import PHONE, crypt_fight, current_name
+from .session import PHONE, crypt_fight, current_name, next_turn
 from .test_table import open_table, roll_in_dice_box
 from .test_whispers import say
 
@@ -201,7 +201,7 @@ def test_your_turn_counts_once_per_turn(new_page, make_campaign, gm, player, oth
     expect(gm_page.locator(".encounter-round")).to_have_text("1")
     while current_name(encounter) != helsing.name:
         now = current_name(encounter)
-        gm_page.get_by_role("button", name="Next turn").click()
+        next_turn(gm_page)
         expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
 
     expect(player_page.locator("#turn-panel.is-your-turn")).to_be_visible()

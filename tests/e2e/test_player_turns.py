@@ -11,7 +11,7 @@ from tests.campaigns.encounter import show_npc_numbers
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import crypt_fight, current_name, shoot
+from .session import crypt_fight, current_name, next_turn, shoot
 from .test_accessibility import audit
 from .test_reinforcements import fill_npc
 
@@ -54,7 +54,7 @@ def test_a_player_takes_her_own_turn_and_everyone_sees_it(
     while current_name(encounter) != helsing.name:
         now = current_name(encounter)
         expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_be_visible()
-        gm_page.get_by_role("button", name="Next turn").click()
+        next_turn(gm_page)
         expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
 
     # Alice's sheet says so at once, in its live region, with the forms of her turn and their odds.
@@ -101,14 +101,14 @@ def test_a_player_takes_her_own_turn_and_everyone_sees_it(
     )
 
     # The GM moves on: alice's "Your turn" goes away live.
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
     expect(status).to_have_count(0)
     expect(panel).to_contain_text("Your actions appear here on your turn")
 
     # Screenshots of the panel at both widths, on the sheet and at the table, on her turn again.
     while current_name(encounter) != helsing.name:
         now = current_name(encounter)
-        gm_page.get_by_role("button", name="Next turn").click()
+        next_turn(gm_page)
         expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
     expect(status).to_have_count(1)
     alice.goto(f"/campaigns/{campaign.pk}/table/")
@@ -141,7 +141,7 @@ def test_a_choice_on_her_turn_outlives_a_refresh_of_the_panel(new_page, fight, g
     expect(gm_page.locator(".encounter-round")).to_have_text("1")
     while current_name(encounter) != helsing.name:
         now = current_name(encounter)
-        gm_page.get_by_role("button", name="Next turn").click()
+        next_turn(gm_page)
         expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
 
     alice = new_page()

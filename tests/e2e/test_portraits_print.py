@@ -13,6 +13,7 @@ from rules.dice import Outcome
 from sheets.demo import load_demo_characters
 from sheets.registry import game_systems
 
+from .conftest import SIGNAL_TIMEOUT_MS
 from .session import crypt_fight, expect_live, logged_in_page, shoot, table_url
 from .test_accessibility import audit
 
@@ -46,7 +47,16 @@ def ghoul_png():
 
 
 def loaded(locator) -> bool:
-    return locator.evaluate("img => img.complete && img.naturalWidth > 0")
+    """Whether the image loads: once it has, or when its own load or error event comes (visible is not
+    loaded: on a busy machine the bytes can still be on their way)."""
+    return locator.evaluate(
+        """(img, patience) => img.complete ? img.naturalWidth > 0 : new Promise(done => {
+            img.addEventListener("load", () => done(img.naturalWidth > 0), { once: true });
+            img.addEventListener("error", () => done(false), { once: true });
+            setTimeout(() => done(false), patience);  // never came: a failure, not a hang
+        })""",
+        SIGNAL_TIMEOUT_MS,
+    )
 
 
 def test_a_portrait_uploaded_on_the_sheet_shows_there_and_in_the_feed(

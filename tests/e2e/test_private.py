@@ -40,7 +40,9 @@ def test_logging_out_in_another_tab_ends_the_table_and_the_next_click_loads_the_
     # The player comes back to the table's tab (a tab in the background is throttled: on a busy
     # machine its click could wait out the timeout).
     table.bring_to_front()
-    table.locator("#id_notation").fill("d6")
+    # The value set without typing: typed, it asks for the dice's picture, and that request (sent on its
+    # own timer) would be the one to find the session gone and lead to the login page before the click.
+    table.locator("#id_notation").evaluate("input => { input.value = 'd6'; }")
     table.get_by_role("button", name="Roll").click()
     table.wait_for_url(f"**/accounts/login/?next=/campaigns/{campaign.pk}/table/")
     # A whole login page, not a login form inside the dice box.

@@ -12,6 +12,7 @@ from sheets.registry import combat_for
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import next_turn
 
 pytestmark = pytest.mark.e2e
 
@@ -56,7 +57,7 @@ def test_gm_adds_reinforcements_mid_fight_and_the_player_follows(
     page = new_page()
     log_in(page, gm.username, PASSWORD)
     page.goto(encounter.get_absolute_url())
-    page.get_by_role("button", name="Next turn").click()  # mid-round: the second turn
+    next_turn(page)  # mid-round: the second turn
     turn = page.locator("h2", has_text="'s turn")
     expect(turn).to_be_visible()
     now = turn.inner_text()
@@ -81,7 +82,7 @@ def test_gm_adds_reinforcements_mid_fight_and_the_player_follows(
     # Each newcomer gets its turn within the next round.
     had = set()
     for _ in range(8):
-        page.get_by_role("button", name="Next turn").click()
+        next_turn(page)
         expect(page.locator("h2", has_text="'s turn")).to_be_visible()
         had.add(page.locator("h2", has_text="'s turn").inner_text())
         if {"Second ghoul's turn", f"{theirs.name}'s turn"} <= had:
@@ -91,7 +92,7 @@ def test_gm_adds_reinforcements_mid_fight_and_the_player_follows(
     # The GM's side falls (knocked out on the quick NPCs' rows, as a hit would): the page says so and
     # offers the end.
     encounter.combatants.filter(character=None).update(out=True)
-    page.get_by_role("button", name="Next turn").click()
+    next_turn(page)
     notice = page.locator(".side-out")
     expect(notice).to_contain_text("No one is left standing on the GM's side.")
     expect(player_page.locator("#feed")).to_contain_text("Everyone on the GM's side is out")

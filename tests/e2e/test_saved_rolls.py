@@ -18,6 +18,7 @@ pytestmark = pytest.mark.e2e
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at them after a run
 
 
+@pytest.mark.long
 def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     new_page, make_campaign, gm, player, other_player, monkeypatch
 ):

@@ -17,6 +17,7 @@ from .session import (
     expect_live,
     fixed_dice,
     logged_in_page,
+    next_turn,
     request_form_for_everyone,
     shoot,
     table_url,
@@ -56,6 +57,7 @@ def session(make_campaign, make_user, player, other_player):
     return campaign, encounter, third
 
 
+@pytest.mark.long
 def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, other_player, monkeypatch):
     campaign, encounter, third = session
     faces = fixed_dice(monkeypatch)
@@ -97,7 +99,7 @@ def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, o
     expect(carol.locator("#encounter-panel [data-combatant='Bandit'] .combatant-summary")).to_have_text(
         "hurt"
     )
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
 
     # The GM runs the bandit: Brute 6 hits Larry (2 x 3), his Uncanny Reflexes 2 dodge fails (3 x 4),
     # damage 3 + DB 2 + AV -2 = 3. Alice's sheet shows the new HP without a reload.
@@ -108,7 +110,7 @@ def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, o
     bandit.get_by_role("button", name="Attack").click()
     expect(alice.locator(".editable[data-path='hp']")).to_have_text("9")  # play state: no editor of hers
     expect(bob.locator("#encounter-panel")).to_contain_text("HP 9/12")
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
 
     # Larry's turn, on Alice's sheet: Brawler 4 hits (1 x 3); the bandit has used its one dodge of the
     # round ("Once per round a character can make a skill test to try to Dodge"), so 5 + 2 - 1 = 6 lands
@@ -123,7 +125,7 @@ def test_a_fivebyfive_session_with_four_devices(new_page, session, gm, player, o
     expect(bob.locator("#encounter-panel [data-combatant='Bandit'] .combatant-summary")).to_have_text(
         "unconscious"
     )
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
 
     # Ada's turn, on Carol's phone: an untrained healing check trumps (6 x 2) and the healing die's 4
     # gives back Larry's 3 lost HP, no more than his maximum.

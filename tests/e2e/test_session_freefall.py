@@ -47,6 +47,7 @@ def raid(make_campaign, make_user, gm, player, other_player):
     return campaign, encounter, third
 
 
+@pytest.mark.long
 def test_a_freefall_session_at_four_devices(new_page, raid, gm, player, other_player, monkeypatch):
     campaign, encounter, third = raid
     faces = fixed_dice(monkeypatch)

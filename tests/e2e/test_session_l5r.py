@@ -20,6 +20,7 @@ from .session import (
     expect_live,
     fixed_dice,
     logged_in_page,
+    next_turn,
     request_form_for_everyone,
     table_url,
 )
@@ -41,6 +42,7 @@ def court(make_campaign, make_user, gm, player, other_player):
     return campaign, encounter, third
 
 
+@pytest.mark.long
 def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_player, monkeypatch):
     campaign, encounter, third = court
     faces = fixed_dice(monkeypatch)
@@ -76,8 +78,8 @@ def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_playe
                 expect(other_page.locator("#turn-panel .turn-latest")).to_contain_text(expected)
                 expect(other_page.get_by_role("status").filter(has_text="Your turn")).to_have_count(0)
 
-    def next_turn(now: str):
-        gm_page.get_by_role("button", name="Next turn").click()
+    def turn_ends(now: str):
+        next_turn(gm_page)
         expect(gm_page.get_by_role("heading", name=f"{now}'s turn")).to_have_count(0)
 
     # Shinai (L5R, l.35): Kyujutsu 4 + Reflexes 3, the yumi against the bandit's Armor TN 5 x 2 + 5 + 5 = 20.
@@ -85,7 +87,7 @@ def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_playe
     faces[:] = [9] * 12
     take_turn("Bayushi Shinai", "Attack", "Bayushi Shinai damages Bandit")
     expect(gm_page.locator("[data-combatant='Bandit'] .combatant-summary")).to_contain_text("Wounds 18")
-    next_turn("Bayushi Shinai")
+    turn_ends("Bayushi Shinai")
 
     # Kenzo: a skill roll, Stealth 1 + Agility 3 = 4k3, against the GM's TN (the scene's 15, l.6: the
     # player has no TN to type): 5 + 5 + 5 = 15 meets it (l.8).
@@ -99,14 +101,14 @@ def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_playe
     expect(gm_page.locator("#encounter-log")).to_contain_text(
         "Stealth 1 + Agility 3: 4k3 vs TN 15: 15, success"
     )
-    next_turn("Hida Kenzo")
+    turn_ends("Hida Kenzo")
 
     # Tishi, on her phone: no Jiujutsu, so an unskilled attack (l.60-61), 3k3 without exploding, the tanto.
     # 9 + 9 + 9 = 27 against 20; the tanto 1k1 + Strength 2 = 3k1: 9 wounds more, 27 in all (Crippled).
     faces[:] = [9] * 6
     take_turn("Isawa Tishi", "Attack", "Isawa Tishi damages Bandit")
     expect(gm_page.locator("#encounter-log")).to_contain_text("Jiujutsu 0 + Agility 3 unskilled")
-    next_turn("Isawa Tishi")
+    turn_ends("Isawa Tishi")
 
     # The GM runs the bandit: Attack skill 2 + Agility 3 = 5k3 against Shinai's Armor TN 20, + 20 for its
     # own Crippled wounds: 40. Three tens explode (l.75): 19 + 19 + 19 = 57, a hit; 3k2 + Strength 3 =
@@ -119,7 +121,7 @@ def test_an_l5r_session_at_four_devices(new_page, court, gm, player, other_playe
     for page in sheets.values():
         expect(page.locator("#turn-panel .turn-latest")).to_contain_text("Bandit damages Bayushi Shinai")
     expect(sheets["Bayushi Shinai"].locator("#sheet-live")).to_contain_text("Grazed")
-    next_turn("Bandit")
+    turn_ends("Bandit")
 
     # Advancement: the GM awards XP from the award form; Shinai's player spends it on his own sheet
     # (Kenjutsu 2 -> 3 costs the new rank, 3 XP: the 4th-edition table in docs/rules.md).

@@ -18,6 +18,7 @@ from .session import (
     expect_live,
     fixed_dice,
     logged_in_page,
+    next_turn,
     request_form_for_everyone,
     shoot,
     table_url,
@@ -54,6 +55,7 @@ def session(make_campaign, make_user, player, other_player):
     return campaign, encounter, third
 
 
+@pytest.mark.long
 def test_a_triad_session_with_four_devices(new_page, session, gm, player, other_player, monkeypatch):
     campaign, encounter, third = session
     faces = fixed_dice(monkeypatch)
@@ -94,7 +96,7 @@ def test_a_triad_session_with_four_devices(new_page, session, gm, player, other_
     expect(bob_zheng).to_contain_text("stunned")
     expect(carol.locator("#feed")).to_contain_text(f"Crypt: Ghoul attacks {zheng.name}")
     expect(alice.locator("#turn-panel .turn-latest")).to_contain_text(f"Ghoul attacks {zheng.name}")
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
 
     # Van Helsing's turn, on Alice's sheet: a critical (20 vs 14): Light 3 doubled, less light armor 2.
     expect(alice.get_by_role("status").filter(has_text="Your turn")).to_have_text(
@@ -108,7 +110,7 @@ def test_a_triad_session_with_four_devices(new_page, session, gm, player, other_
     expect(alice.locator("#turn-panel .turn-latest")).to_contain_text(f"{helsing.name} attacks Ghoul")
     expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 10/14")
     expect(bob.locator("#encounter-panel [data-combatant='Ghoul'] .combatant-summary")).to_have_text("hurt")
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
 
     # Zheng's turn, from Bob's table: stunned, so two dice and the lower kept (20 and 20: a critical).
     expect(bob.get_by_role("status").filter(has_text="Your turn")).to_have_text(f"Your turn: {zheng.name}")
@@ -120,7 +122,7 @@ def test_a_triad_session_with_four_devices(new_page, session, gm, player, other_
     expect(bob.locator("#feed")).to_contain_text(f"{zheng.name} attacks Ghoul")
     expect(bob.locator("#feed .feed-entry").first).to_contain_text("(stunned)")
     expect(gm_page.locator("[data-combatant='Ghoul'] .combatant-summary")).to_have_text("Difficulty 6/14")
-    gm_page.get_by_role("button", name="Next turn").click()
+    next_turn(gm_page)
     # The stun ends with the turn it spoiled.
     expect(bob_zheng).not_to_contain_text("stunned")
 

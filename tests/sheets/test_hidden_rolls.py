@@ -222,6 +222,7 @@ async def play(*, high, mode, character, users, clients, capture_on_commit, monk
     return transcript
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("mode", BOX_MODES, ids="-".join)
 @pytest.mark.parametrize("system_key", SYSTEMS)
 def test_a_hidden_roll_reads_the_same_whatever_its_dice(
