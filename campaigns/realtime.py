@@ -59,8 +59,31 @@ def collected_broadcasts():
         del _collecting.events
 
 
+def answer_first(broadcasts) -> tuple[list, list]:
+    """What :func:`collected_broadcasts` gathered, split in two, order kept: the events to send before
+    the click is answered, and from the first one whose building waits until after (a callable in
+    place of its event, see :func:`panel_changed`) to the end, to build with :func:`build_later` and
+    send once the answer is out."""
+    for index, (_, event) in enumerate(broadcasts):
+        if callable(event):
+            return broadcasts[:index], broadcasts[index:]
+    return broadcasts, []
+
+
+def build_later(broadcasts) -> list:
+    """The events :func:`answer_first` put off, built (in a thread that may use the database); one that
+    cannot be built is left out, logged: the pages it would have refreshed catch up on their next hello."""
+    built = []
+    for group, event in broadcasts:
+        try:
+            built.append((group, event() if callable(event) else event))
+        except Exception:
+            logger.exception("a broadcast to %s could not be built", group)
+    return built
+
+
 async def send_collected(broadcasts) -> None:
-    """Send what :func:`collected_broadcasts` gathered, in order, from the event loop.
+    """Send what :func:`collected_broadcasts` gathered (built), in order, from the event loop.
 
     A layer outage must not turn the saved change into an error: every client catches up from the
     database on its next hello or heartbeat.
@@ -77,21 +100,23 @@ async def send_collected(broadcasts) -> None:
             logger.exception("broadcast to %s failed", group)
 
 
-def _send_on_commit(campaign_id: int, build_event: Callable[[], dict]) -> None:
-    _group_send_on_commit(table_group(campaign_id), build_event)
+def _send_on_commit(campaign_id: int, build_event: Callable[[], dict], *, after_answer: bool = False) -> None:
+    _group_send_on_commit(table_group(campaign_id), build_event, after_answer=after_answer)
 
 
-def _group_send_on_commit(group: str, build_event: Callable[[], dict]) -> None:
+def _group_send_on_commit(group: str, build_event: Callable[[], dict], *, after_answer: bool = False) -> None:
     """Broadcast only once the change is committed, so nobody hears of a rolled-back row.
 
-    A layer outage (or a rendering bug) must not turn a saved change into a 500: the row is saved, and
-    every client catches up from the database when it next says hello.
+    ``after_answer``: where the broadcasts are collected, the event is built after the click is
+    answered (:func:`answer_first`), for an event whose building costs database work the click need not
+    wait on. A layer outage (or a rendering bug) must not turn a saved change into a 500: the row is
+    saved, and every client catches up from the database when it next says hello.
     """
 
     def send() -> None:
         collected = getattr(_collecting, "events", None)
         if collected is not None:
-            collected.append((group, build_event()))
+            collected.append((group, build_event if after_answer else build_event()))
             return
         layer = get_channel_layer()
         if layer is None:
@@ -190,20 +215,22 @@ def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> Non
 
     Where the panel's owner registered what every player sees of it (hooks.register_players_view), the
     frame carries that view's digest, worked out once the change is committed: a player's page whose
-    panel already shows it (its ``data-shows``) fetches nothing. The GM's pages always fetch.
+    panel already shows it (its ``data-shows``) fetches nothing. The GM's pages always fetch. Drawing
+    that view is database and template work, so the event is built once the click is answered: the
+    click's entry and its answer do not wait on it.
     """
+    players_see = None if gm_only else hooks.players_view(panel)
 
     def event() -> dict:
         built = {"type": "panel.changed", "panel": panel, "gm_only": gm_only}
-        players_see = hooks.players_view(panel)
-        if players_see is not None and not gm_only:
+        if players_see is not None:
             try:
                 built["shows"] = shows(players_see(campaign_id))
             except Exception:  # without a digest every page fetches: slower, never stale
                 logger.exception("the players' view of %s could not be drawn", panel)
         return built
 
-    _send_on_commit(campaign_id, event)
+    _send_on_commit(campaign_id, event, after_answer=players_see is not None)
 
 
 def sheet_panel(character_id: int) -> str:

@@ -16,6 +16,7 @@ import logging
 import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import django
 from asgiref.sync import sync_to_async
@@ -107,12 +108,17 @@ class OneHopHandler(ASGIHandler):
                 self.respond, thread_sensitive=False, executor=executor
             )(scope, body_file)
             # The entry reaches the table before the roller's answer is sent: the click's feedback.
-            await realtime.send_collected(broadcasts)
+            # What is built after the answer (a panel's digest, realtime.panel_changed) follows it.
+            now, later = realtime.answer_first(broadcasts)
+            await realtime.send_collected(now)
+            in_thread = partial(sync_to_async, thread_sensitive=False, executor=executor)
             try:
                 await self.send_response(response, send)
             finally:
                 if response.streaming:
-                    await sync_to_async(response.close, thread_sensitive=False, executor=executor)()
+                    await in_thread(response.close)()
+                if later:
+                    await realtime.send_collected(await in_thread(realtime.build_later)(later))
         finally:
             body_file.close()
             self.threads.give(executor)

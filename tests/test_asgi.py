@@ -20,6 +20,7 @@ from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from tests.campaigns.test_consumers import entries, open_socket
+from tests.conftest import frames_before_barrier
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -220,3 +221,61 @@ async def test_what_start_up_loaded_is_frozen_out_of_the_collectors_sight():
     import config.asgi  # noqa: F401
 
     assert gc.get_freeze_count() > 10_000
+
+
+@speed_layer_only
+async def test_a_panels_digest_is_drawn_after_the_answer_and_still_reaches_the_table(
+    make_campaign, gm, player, other_player, monkeypatch
+):
+    """realtime.panel_changed's players' view is database and template work: the GM's click is answered
+    first, then the view is drawn on the request's thread and its digest reaches every page."""
+    from campaigns import realtime
+    from play import encounters
+    from play.encounter_panel import players_encounter_panel
+    from sheets.demo import load_demo_characters
+
+    campaign = await sync_to_async(make_campaign)("fivebyfive", players=[player, other_player])
+    await sync_to_async(load_demo_characters)(campaign, players=[player, other_player])
+    character = await sync_to_async(campaign.characters.get)(owner=player)
+    ambush = await sync_to_async(encounters.encounter_create)(campaign=campaign, name="Salt Road")
+    socket, _ = await open_socket(player, campaign, feed=False)
+    happened = []
+    drawn = realtime.shows
+    monkeypatch.setattr(realtime, "shows", lambda html: happened.append("digest drawn") or drawn(html))
+
+    async def app(scope, receive, send):
+        async def noted(message):
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                happened.append("answered")
+
+        await asgi().application(scope, receive, noted)
+
+    headers = await sync_to_async(browser_headers)(gm)
+    url = reverse("encounter_action", args=[campaign.pk, ambush.pk, "add-character"])
+    body = f"character={character.pk}&version={ambush.version}".encode()
+    answer = await request("POST", url, headers, body, app=app)
+    # Drawn after the answer (the panel's markup, which carries its own digest, may take one too).
+    assert answer["status"] < 400 and happened[0] == "answered" and "digest drawn" in happened
+    (heard,) = await frames_before_barrier(campaign.pk, socket)
+    await socket.disconnect()
+    expected = await sync_to_async(lambda: drawn(players_encounter_panel(campaign.pk)))()
+    assert {"type": "refresh", "panel": "encounter", "shows": expected} in heard
+
+
+async def test_what_is_built_after_the_answer_keeps_its_place_in_the_order():
+    """Everything from the first event built after the answer on waits with it, so the table hears the
+    click's events in the order they were committed."""
+    from campaigns import realtime
+
+    entry, member = ("t", {"type": "feed.entry"}), ("t", {"type": "member.removed"})
+    panel = ("t", lambda: {"type": "panel.changed"})
+    now, later = realtime.answer_first([entry, panel, member])
+    assert now == [entry] and later == [panel, member]
+    assert realtime.build_later(later) == [("t", {"type": "panel.changed"}), member]
+    assert realtime.answer_first([entry, member]) == ([entry, member], [])
+
+    def broken():
+        raise RuntimeError("a rendering bug")
+
+    assert realtime.build_later([("t", broken), member]) == [member]  # the rest still goes out
