@@ -4,7 +4,7 @@ fixed."""
 
 import os
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from play import encounters
 from rules.dice import FixedFaces
@@ -17,16 +17,24 @@ from .conftest import log_in
 
 PHONE = {"width": 390, "height": 844}
 
-# Set to a folder to keep screenshots of the pages the session passes through, for a look.
+# Set to a folder to keep screenshots of the pages the browser tests pass through, for a look
+# (`SCREENSHOT_DIR=screenshots make test-browser`). Unset, none is taken: each costs the browser a
+# render and a PNG, on every run, for nobody.
 SHOTS = os.environ.get("SCREENSHOT_DIR")
 
 
-def shoot(page, name: str, *, top: bool = False) -> None:
-    """The whole page; with ``top``, its first screen too (what a phone shows before scrolling)."""
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
-        if top:
-            page.screenshot(path=os.path.join(SHOTS, f"{name}-top.png"))
+def shoot(target, name: str, *, top: bool = False, whole: bool = True) -> None:
+    """``name``.png in SCREENSHOT_DIR, if set: a page whole (``whole=False``: the screen it shows), with
+    ``top`` its first screen too (what a phone shows before scrolling); or one part of a page."""
+    if not SHOTS:
+        return
+    os.makedirs(SHOTS, exist_ok=True)
+    if not isinstance(target, Page):
+        target.screenshot(path=os.path.join(SHOTS, f"{name}.png"))
+        return
+    target.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=whole)
+    if top:
+        target.screenshot(path=os.path.join(SHOTS, f"{name}-top.png"))
 
 
 def encounter_with(campaign, name: str, characters, npc: str, npc_stats: dict):

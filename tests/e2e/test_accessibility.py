@@ -11,7 +11,6 @@ import os
 import re
 import threading
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -26,11 +25,11 @@ from sheets.management.commands.demo import DEMO_GM, DEMO_PASSWORD, DEMO_PLAYERS
 from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
 
 AXE = Axe()
-SHOTS = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at them after a run
 VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
 AUDITED = os.environ.get("AUDIT_VIEWPORT", "desktop")
 DUPLICATE_IDS = """() => {
@@ -210,7 +209,7 @@ def test_focus_stays_on_the_roll_button_and_returns_to_the_saved_value(new_page,
     expect(page.locator(f'.editable[data-path="{path}"] .editable-value')).to_be_focused()
 
 
-def test_on_a_phone_the_roller_sees_their_result_without_scrolling(new_page, demo_table, tmp_path):
+def test_on_a_phone_the_roller_sees_their_result_without_scrolling(new_page, demo_table):
     campaign, _ = player_sheet(demo_table)
     page = new_page(width=390, height=844)
     log_in(page, DEMO_PLAYERS[0], DEMO_PASSWORD)
@@ -223,8 +222,7 @@ def test_on_a_phone_the_roller_sees_their_result_without_scrolling(new_page, dem
     assert page.evaluate("() => window.scrollY") == 0
     box = newest.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 844, box
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / "table-phone.png"))
+    shoot(page, "table-phone", whole=False)
 
 
 def test_a_refused_quick_npc_keeps_what_was_typed(new_page, demo_table):

@@ -13,12 +13,12 @@ from sheets.systems.triad.models import TriadSheet
 from tests.conftest import PASSWORD
 
 from .conftest import SIGNAL_TIMEOUT_MS, log_in
+from .session import shoot
 from .test_accessibility import AXE
 
 pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
-SHOT = "/tmp/choose-{}.png"  # noqa: S108 - looked at by hand
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_a_triad_player_sees_the_sources_cancel_as_they_type_then_rolls(
     page.get_by_label("Disadvantage sources", exact=True).fill("1")
     expect(body).to_contain_text("vs 10 · 2d20, keep higher")
     assert serious_problems(page) == []
-    page.screenshot(path=SHOT.format("triad-desktop"), full_page=True)
+    shoot(page, "choose-triad-desktop")
 
     faces[:] = [4, 15]  # two against one: advantage, the 15 kept
     body.click()
@@ -119,7 +119,7 @@ def test_a_triad_player_sees_the_sources_cancel_as_they_type_then_rolls(
         "advantage remains → rolls 2d20, keeps the higher"
     )
     no_sideways_scroll(phone)
-    phone.screenshot(path=SHOT.format("triad-phone"), full_page=True)
+    shoot(phone, "choose-triad-phone")
 
 
 def test_an_l5r_player_keeps_other_dice_by_tapping_them_on_a_phone(
@@ -163,7 +163,7 @@ def test_an_l5r_player_keeps_other_dice_by_tapping_them_on_a_phone(
     expect(keep).to_be_enabled()
     no_sideways_scroll(phone)
     assert serious_problems(phone) == []
-    phone.screenshot(path=SHOT.format("l5r-phone"), full_page=True)
+    shoot(phone, "choose-l5r-phone")
 
     keep.tap()
     result = phone.locator("#roll-result")
@@ -188,4 +188,4 @@ def test_an_l5r_player_keeps_other_dice_by_tapping_them_on_a_phone(
         "5 of 5 chosen: the dice kept now, 35 vs TN 15, success"
     )
     expect(desk.locator(".l5r-die-toggle")).to_have_count(10)
-    desk.screenshot(path=SHOT.format("l5r-desktop"), full_page=True)
+    shoot(desk, "choose-l5r-desktop")

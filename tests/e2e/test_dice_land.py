@@ -19,7 +19,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD, wire
 
 from .conftest import log_in
-from .session import SHOTS, expect_live, table_url
+from .session import expect_live, shoot, table_url
 from .test_blind import BARRIER, say_barrier
 
 pytestmark = pytest.mark.e2e
@@ -301,6 +301,5 @@ def test_each_kind_of_die_lands_in_its_own_shape(new_page, make_campaign, gm, pl
     expect(feed.locator(".die-d10.die-exploded")).to_contain_text("10+6")
     expect(feed.locator(".feed-notice .ghost-die")).to_have_count(2)
     assert SECRET.search(wire(page.content())) is None
-    if SHOTS:
-        feed.screenshot(path=f"{SHOTS}/dice-landed.png")
-        gm_page.locator("#feed").screenshot(path=f"{SHOTS}/dice-landed-gm.png")
+    shoot(feed, "dice-landed")
+    shoot(gm_page.locator("#feed"), "dice-landed-gm")

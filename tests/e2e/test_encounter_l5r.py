@@ -11,7 +11,7 @@ from tests.conftest import PASSWORD
 from tests.npcs import L5R_BANDIT
 
 from .conftest import log_in
-from .session import next_turn
+from .session import next_turn, shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -79,4 +79,4 @@ def test_contest_and_a_cumulative_group_effort(new_page, road, gm, monkeypatch):
     faces[:] = [9, 9, 1, 4, 4, 4]  # 19 to 12
     contest.get_by_role("button", name="Contested roll").click()
     expect(page.get_by_text("19 to 12: Bayushi Shinai wins").first).to_be_visible()
-    page.screenshot(path="/tmp/l5r-ff-encounter-l5r.png", full_page=True)  # noqa: S108 - looked at by hand
+    shoot(page, "encounter-l5r")

@@ -1,7 +1,5 @@
 """The GM runs two rounds of a Triad fight; a player's browser follows the turn and the damage live."""
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
@@ -11,7 +9,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import next_turn
+from .session import next_turn, shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -144,8 +142,7 @@ def test_gm_plays_an_opposed_roll_a_team_task_and_extra_effort(new_page, table, 
     gm_page.goto(f"/campaigns/{table.pk}/encounters/{encounter.pk}/")
     expect(gm_page.get_by_role("heading", name="Abraham Van Helsing's turn")).to_be_visible()
 
-    if shots := os.environ.get("SCREENSHOT_DIR"):
-        gm_page.screenshot(path=os.path.join(shots, "triad-encounter.png"), full_page=True)
+    shoot(gm_page, "triad-encounter")
     opposed = gm_page.locator("form.encounter-action", has=gm_page.get_by_role("button", name="Opposed roll"))
     opposed.get_by_label("Actor rolls").select_option("mind")
     opposed.get_by_label("Opponent rolls").select_option("spirit")

@@ -1,8 +1,6 @@
 """A played character moves from one campaign to another: export from the sheet, import there (the player's
 import a fresh build, the GM's whole)."""
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
@@ -14,6 +12,7 @@ from sheets.services import character_edit
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -53,8 +52,7 @@ def test_a_played_character_moves_to_another_campaign(new_page, larry, make_camp
     page.goto(f"/campaigns/{second.pk}/characters/new/")
     expect(page.locator("#import-help")).to_contain_text("start fresh")
     page.get_by_label("Character file").set_input_files(str(saved))
-    if shots := os.environ.get("SCREENSHOT_DIR"):
-        page.screenshot(path=os.path.join(shots, "import-page.png"), full_page=True)
+    shoot(page, "import-page")
     page.get_by_role("button", name="Import").click()
     expect(page.get_by_text("Reset from the file")).to_be_visible()
     fresh = second.characters.get(owner=player)
@@ -81,5 +79,4 @@ def test_a_played_character_moves_to_another_campaign(new_page, larry, make_camp
     with the_gm.expect_download() as history_download:
         the_gm.get_by_role("link", name="JSON").click()
     assert history_download.value.suggested_filename == "larry-booker-history.json"
-    if shots := os.environ.get("SCREENSHOT_DIR"):
-        the_gm.screenshot(path=os.path.join(shots, "history-page.png"), full_page=True)
+    shoot(the_gm, "history-page")

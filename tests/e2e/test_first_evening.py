@@ -1,21 +1,16 @@
 """What a first evening at the table notices in the browser: odds that follow the typing, a phone that
 reaches every field, and no console errors while the dice box prices a line."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import next_turn
+from .session import next_turn, shoot
 from .test_encounter_freefall import netrun  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.e2e
-
-SHOTS = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at them after a run
-SHOTS.mkdir(exist_ok=True)
 
 
 def test_the_declare_odds_follow_the_dice_as_they_are_typed(new_page, netrun, gm):  # noqa: F811
@@ -41,7 +36,7 @@ def test_the_declare_odds_follow_the_dice_as_they_are_typed(new_page, netrun, gm
     for width, height in ((1280, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         hack.scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / f"declare-odds-{width}.png"))
+        shoot(page, f"declare-odds-{width}", whole=False)
 
 
 def test_the_dice_box_prices_a_line_without_htmx_errors(new_page, campaign, player):
@@ -78,7 +73,7 @@ def test_the_l5r_builder_fits_a_phone(new_page, make_campaign, player):
     emphasis.fill("Katana")
     expect(emphasis).to_have_value("Katana")
     emphasis.scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "l5r-builder-390.png"))  # the screen the player sees
+    shoot(page, "l5r-builder-390", whole=False)  # the screen the player sees
     page.set_viewport_size({"width": 1280, "height": 900})
     emphasis.scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "l5r-builder-1280.png"))
+    shoot(page, "l5r-builder-1280", whole=False)

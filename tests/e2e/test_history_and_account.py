@@ -1,8 +1,6 @@
 """A player undoes an edit and an added trait from the sheet's history, exports and imports a character,
 changes password."""
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
@@ -11,11 +9,9 @@ from tests.conftest import PASSWORD
 from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
-
-# Set to a folder to keep screenshots of the pages these tests change, for a look.
-SHOTS = os.environ.get("SCREENSHOT_DIR")
 
 
 @pytest.fixture
@@ -62,8 +58,7 @@ def test_undo_of_an_added_trait_takes_the_row_off(new_page, helsing, gm):
     expect(page.get_by_text("Undone: Added trait Deadly.")).to_be_visible()
     undone = page.locator(".history-list li", has_text="Undo: Added trait Deadly")
     expect(undone.get_by_role("row", name="name Deadly -")).to_be_visible()
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, "history-undo-added-row.png"), full_page=True)
+    shoot(page, "history-undo-added-row")
 
     page.get_by_role("link", name="Abraham Van Helsing").click()
     expect(page.locator("#traits-heading + ul")).not_to_contain_text("Deadly")

@@ -3,7 +3,6 @@ on one sheet, in Debian's chromium, reading the raw websocket frames as well as 
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +14,7 @@ from tests.conftest import PASSWORD
 from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -232,9 +232,7 @@ def test_a_gm_roll_made_as_a_character_shows_in_its_players_open_recent_rolls_wi
         refreshes = [frame for frame in frames if f'"recent:{sheet.pk}"' in frame]
         assert len(refreshes) == 1, refreshes  # one signal, for the public roll, and nothing else in it
         assert json.loads(refreshes[0]) == {"type": "refresh", "panel": f"recent:{sheet.pk}"}
-    shots = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at it after a run
-    shots.mkdir(exist_ok=True)
-    player_page.screenshot(path=str(shots / "recent-rolls-live.png"), full_page=True)
+    shoot(player_page, "recent-rolls-live")
 
 
 def change_mind(gm_page, by: int) -> str:

@@ -5,8 +5,6 @@ browser notification and the tone are opt-in, asked for on a click only, and nev
 
 Hidden is simulated in the page (document.hidden and visibilityState, then a visibilitychange event)."""
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
@@ -15,13 +13,12 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
-from .session import PHONE, crypt_fight, current_name, next_turn
+from .session import PHONE, crypt_fight, current_name, next_turn, shoot
 from .test_table import open_table, roll_in_dice_box
 from .test_whispers import say
 
 pytestmark = pytest.mark.e2e
 
-SHOTS = os.environ.get("SCREENSHOT_DIR")
 
 SET_HIDDEN = """(hidden) => {
   Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
@@ -123,8 +120,7 @@ def test_whispers_to_the_viewer_count_while_hidden_and_nothing_else_does(
     set_hidden(player_page, True)
     say(gm_page, "/w player one more")
     expect_unread(player_page, campaign, 1)
-    if SHOTS:
-        player_page.screenshot(path=os.path.join(SHOTS, "notices-desktop.png"))
+    shoot(player_page, "notices-desktop", whole=False)
     set_hidden(player_page, False)
     set_hidden(gm_page, False)
     expect_unread(player_page, campaign, 0)
@@ -137,9 +133,8 @@ def test_the_badge_on_a_phone(new_page, campaign, gm, player):
     set_hidden(phone, True)
     say(gm_page, "/w player look behind you")
     expect_unread(phone, campaign, 1)
-    if SHOTS:
-        phone.locator("#feed-unread").scroll_into_view_if_needed()
-        phone.screenshot(path=os.path.join(SHOTS, "notices-phone.png"))
+    phone.locator("#feed-unread").scroll_into_view_if_needed()
+    shoot(phone, "notices-phone", whole=False)
 
 
 REFRESH_PANELS = """(selector) => Promise.all(Array.from(document.querySelectorAll(selector)).map((panel) =>

@@ -1,7 +1,5 @@
 """The GM asks for a roll at the table; the prompt shows live on the sheet, the answer on the GM's."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -10,6 +8,7 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import shoot
 from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
@@ -73,7 +72,6 @@ def test_gm_asks_two_players_and_sends_the_group_result(
     player,
     other_player,
     monkeypatch,
-    tmp_path,
     system,
     roll_key,
     options,
@@ -125,8 +123,8 @@ def test_gm_asks_two_players_and_sends_the_group_result(
         expect(panel.locator(".request-answer", has_text=name)).to_contain_text(shows)
     expect(panel.locator(".request-tally")).to_contain_text("2 of 2 answered")
     page = next(iter(sheets.values()))
-    page.locator(".request-answered").screenshot(path=tmp_path / f"requests-sheet-{system}.png")
-    panel.screenshot(path=tmp_path / f"requests-gm-{system}.png")
+    shoot(page.locator(".request-answered"), f"requests-sheet-{system}")
+    shoot(panel, f"requests-gm-{system}")
     # The answered prompt and the GM's tally pass the accessibility audit (a reload keeps both).
     assert audit(page, page.url) == []
     assert audit(table, table.url) == []
@@ -170,10 +168,8 @@ def test_a_player_who_keeps_the_table_open_sees_the_prompt_there_and_answers_it(
     # No reload: the prompt arrives on the player's table page, and is answered from there.
     prompt = players_table.locator(".roll-prompt")
     expect(prompt).to_contain_text("The GM asks Abraham Van Helsing: Read the ancient text")
-    shots = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at it after a run
-    shots.mkdir(exist_ok=True)
     prompt.scroll_into_view_if_needed()
-    players_table.screenshot(path=str(shots / "table-request-phone.png"), full_page=True)
+    shoot(players_table, "table-request-phone")
     prompt.get_by_role("button", name="Mind 15").click()
     expect(prompt).to_have_count(0)
     answered = players_table.locator(".request-answered")

@@ -1,8 +1,6 @@
 """Saved rolls in a real browser: a player saves a line on their sheet and rolls it with one click; the
 GM at the table sees the entry arrive live, and the saved roll is on the player's table page too."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -11,11 +9,10 @@ from sheets.demo import load_demo_characters
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import shoot
 from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
-
-SHOTS = Path(__file__).resolve().parents[2] / "screenshots"  # git-ignored: look at them after a run
 
 
 @pytest.mark.long
@@ -44,8 +41,7 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     expect(panel.locator("#id_saved-line-error")).to_contain_text("at position 5")
     expect(panel.get_by_label("Name")).to_have_value("Stake")
     expect(panel.get_by_label("Dice")).to_have_value("3d6+q")
-    SHOTS.mkdir(exist_ok=True)
-    sheet.screenshot(path=str(SHOTS / "saved-rolls-sheet-error-phone.png"), full_page=True)
+    shoot(sheet, "saved-rolls-sheet-error-phone")
 
     panel.get_by_label("Dice").fill("3d6+2 vs 14")
     panel.get_by_role("button", name="Save").click()
@@ -59,7 +55,7 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     expect(sheet.locator("#roll-result")).to_contain_text("= 17")
     expect(stake).to_be_focused()
     expect(sheet.locator("#recent-rolls")).to_contain_text("3d6+2 vs 14")
-    sheet.screenshot(path=str(SHOTS / "saved-rolls-sheet-phone.png"), full_page=True)
+    shoot(sheet, "saved-rolls-sheet-phone")
 
     # The GM's table hears it without a reload, as the character's roll.
     entry = table.locator("#feed .feed-entry").first
@@ -68,7 +64,7 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     expect(entry).to_contain_text("= 17")
     # The GM's own saved rolls are their own: the player's is not on the GM's table.
     expect(table.locator("#saved-rolls")).not_to_contain_text("Stake")
-    table.screenshot(path=str(SHOTS / "saved-rolls-table-gm.png"), full_page=True)
+    shoot(table, "saved-rolls-table-gm")
 
     # The saved roll is on the player's table page too, under its character, and rolls from there.
     own_table = new_page()
@@ -82,11 +78,11 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     expect(saved.get_by_role("button", name="Stake 3d6+2 vs 14")).to_be_focused()  # the panel came back
     expect(own_table.locator("#feed .feed-entry")).to_have_count(2)
     expect(table.locator("#feed .feed-entry")).to_have_count(2)
-    own_table.screenshot(path=str(SHOTS / "saved-rolls-table-desktop.png"), full_page=True)
+    shoot(own_table, "saved-rolls-table-desktop")
     sheet.set_viewport_size({"width": 1280, "height": 900})
     sheet.reload()
     expect(sheet.locator("#recent-rolls li")).to_have_count(2)
-    sheet.screenshot(path=str(SHOTS / "saved-rolls-sheet-desktop.png"), full_page=True)
+    shoot(sheet, "saved-rolls-sheet-desktop")
 
     # The pages with the panels filled pass the audit at both widths.
     for page, url in ((sheet, helsing.get_absolute_url()), (own_table, f"/campaigns/{campaign.pk}/table/")):
@@ -95,7 +91,7 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
             assert audit(page, url) == []
     own_table.set_viewport_size({"width": 390, "height": 844})
     own_table.goto(f"/campaigns/{campaign.pk}/table/")
-    own_table.screenshot(path=str(SHOTS / "saved-rolls-table-phone.png"), full_page=True)
+    shoot(own_table, "saved-rolls-table-phone")
 
 
 def test_without_javascript_a_saved_roll_is_a_plain_form(new_page, make_campaign, player, other_player):

@@ -1,6 +1,5 @@
 """A player ranks a Five by Five character by keyboard and by dragging, then edits, sets options and rolls."""
 
-import os
 import re
 
 import pytest
@@ -14,6 +13,7 @@ from tests.conftest import PASSWORD
 from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -162,8 +162,7 @@ def test_gm_lets_time_pass_for_a_dying_character_and_the_player_rests(
     gm_page.get_by_role("button", name="Time passes").click()
     expect(gm_page.locator("#messages")).to_contain_text("HP -1 -> -2.")
     expect(banner).to_contain_text("the next HP goes in 7 minutes and death comes in 35 minutes")
-    if shots := os.environ.get("SCREENSHOT_DIR"):
-        gm_page.screenshot(path=os.path.join(shots, "fivebyfive-dying.png"), full_page=True)
+    shoot(gm_page, "fivebyfive-dying")
 
     # Healed to 5 by hand, the player rests three days: 8 HP; the "time passes" form is the GM's alone.
     FiveByFiveSheet.objects.filter(character=larry).update(hp=5)
@@ -175,5 +174,4 @@ def test_gm_lets_time_pass_for_a_dying_character_and_the_player_rests(
     page.get_by_role("button", name="Rest", exact=True).click()
     expect(page.locator("#messages")).to_contain_text("HP 5 -> 8.")
     expect(page.get_by_role("button", name="Edit HP: 8")).to_be_visible()
-    if shots := os.environ.get("SCREENSHOT_DIR"):
-        page.screenshot(path=os.path.join(shots, "fivebyfive-rest-390.png"), full_page=True)
+    shoot(page, "fivebyfive-rest-390")

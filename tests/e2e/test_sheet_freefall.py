@@ -14,6 +14,7 @@ from tests.conftest import PASSWORD
 from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -193,7 +194,7 @@ def test_repair_a_broken_item_from_the_sheet(new_page, freefall_table, player):
     page = new_page()
     log_in(page, player.username, PASSWORD)
     page.goto(character.get_absolute_url())
-    page.screenshot(path="/tmp/l5r-ff-freefall-repair.png", full_page=True)  # noqa: S108 - looked at by hand
+    shoot(page, "freefall-repair")
     # An in-place edit first moves the sheet's version on; the Repair form then sends the newer one.
     page.get_by_role("button", name="Edit BODY spent: 0").click()
     editor(page, "body_spent").get_by_label("BODY spent", exact=True).fill("1")

@@ -10,6 +10,7 @@ from sheets.systems.l5r.models import L5RSheet
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
+from .session import shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -122,7 +123,7 @@ def test_keep_other_dice_then_try_again(new_page, make_campaign, player, monkeyp
     page.locator("#l5r-keep-2").click()
     page.get_by_role("button", name="Keep these dice").click()
     expect(page.locator("#roll-result")).to_contain_text("10 vs TN 15 (5k3), keeping 7, 2, 1: failure")
-    page.screenshot(path="/tmp/l5r-ff-l5r-after-roll.png", full_page=True)  # noqa: S108 - looked at by hand
+    shoot(page, "l5r-after-roll")
     faces[:] = [9, 9, 8, 1, 1]
     page.get_by_role("button", name="Try again at TN 25 (+10)").click()
     expect(page.locator("#roll-result")).to_contain_text("Second attempt, TN 15 + 10: 26 vs TN 25")

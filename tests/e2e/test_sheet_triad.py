@@ -1,7 +1,5 @@
 """A player builds a Triad character in the browser, edits it in place and rolls from the sheet."""
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
@@ -13,6 +11,7 @@ from tests.conftest import PASSWORD
 from tests.sheets.test_write_policy import players_adjust_play_state
 
 from .conftest import log_in
+from .session import shoot
 from .test_accessibility import audit
 
 pytestmark = pytest.mark.e2e
@@ -110,15 +109,6 @@ def test_rest_and_a_new_trait_on_an_existing_sheet(new_page, make_campaign, gm, 
     expect(page.locator("#traits-heading + ul")).to_contain_text("Deadly")  # live on the player's page
 
 
-# Set to a folder to keep screenshots of the pages these tests change, for a look.
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name: str, *, full_page: bool = True) -> None:
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=full_page)
-
-
 def test_builder_counts_points_and_traits_as_the_player_types(new_page, triad_table, player):
     """Triad, Appendix A (l.199-207): the running count follows every change, before any submit."""
     page = new_page()
@@ -151,7 +141,7 @@ def test_builder_counts_points_and_traits_as_the_player_types(new_page, triad_ta
     narrow = new_page(width=390, height=844)
     log_in(narrow, player.username, PASSWORD)
     assert audit(narrow, page.url) == []
-    shoot(narrow, "triad-builder-390", full_page=False)
+    shoot(narrow, "triad-builder-390", whole=False)
 
 
 def test_tool_and_hazard_options_on_a_sheet_roll(new_page, make_campaign, player, other_player,

@@ -2,16 +2,14 @@
 "other"): the GM's page shows player's whisper live, other's page never does (checked once a later
 public line has reached it: entries arrive in order, so the whisper would have come first)."""
 
-import os
-
 import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.test_table import open_table
 
-pytestmark = pytest.mark.e2e
+from .session import shoot
 
-SHOTS = os.environ.get("SCREENSHOT_DIR")
+pytestmark = pytest.mark.e2e
 
 
 def say(page, text: str) -> None:
@@ -57,9 +55,8 @@ def test_a_whisper_to_the_gm_shows_live_on_the_gms_page_and_never_on_the_others(
     expect(other_page.locator("#table-status")).to_have_text("Live")
     expect(other_page.locator("#feed .feed-entry")).to_have_count(2)
     assert "the idol is fake" not in other_page.content()
-    if SHOTS:
-        gm_page.screenshot(path=os.path.join(SHOTS, "table-whispers-gm.png"), full_page=True)
-        other_page.screenshot(path=os.path.join(SHOTS, "table-whispers-other.png"), full_page=True)
+    shoot(gm_page, "table-whispers-gm")
+    shoot(other_page, "table-whispers-other")
 
 
 def test_a_whisper_to_nobody_at_the_table_keeps_the_line_and_says_why(new_page, campaign, player):
