@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from django import forms
@@ -39,6 +40,16 @@ from .models import L5RSheet
 
 def total_curve(pool: l5r.Pool, *, odd: bool, target: int | None) -> dict[int, Any]:
     """P(total >= t) where the picture has something to say: the sure totals and the far tail cut off."""
+    return dict(_drawn_curve(pool.rolled, pool.kept, pool.bonus, pool.explode, pool.reroll_ones, odd, target))
+
+
+# A sheet draws every button's curve on each render, and a roll's answer draws them all again: the same
+# few pools, so each is cut to its picture once (the exact odds below are cached in rules.l5r too).
+@lru_cache(maxsize=1024)
+def _drawn_curve(
+    rolled: int, kept: int, bonus: int, explode: bool, reroll_ones: bool, odd: bool, target: int | None
+) -> tuple[tuple[int, Any], ...]:
+    pool = l5r.Pool(rolled, kept, bonus=bonus, explode=explode, reroll_ones=reroll_ones)
     _, kept, bonus = pool.effective(odd_die_bonus=odd)
     low, high = kept + bonus, 10 * kept + bonus + 10  # past the top of the dice by one explosion
     if target is not None:
@@ -60,7 +71,7 @@ def total_curve(pool: l5r.Pool, *, odd: bool, target: int | None) -> dict[int, A
     if target is not None:
         # Keep the TN and two raises past it in view, so the picture shows what a raise costs.
         first, last = min(first, target), max(last, min(target + 10, totals[-1]))
-    return {t: p for t, p in curve.items() if first <= t <= last}
+    return tuple((t, p) for t, p in curve.items() if first <= t <= last)
 
 
 def rerolled_text(emphasis: str, result: l5r.RollResult) -> str:
