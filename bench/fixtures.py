@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import string
 import sys
 import uuid
 from pathlib import Path
 
+import page_markup
 from servers import ROOT
 
 sys.path.insert(0, str(ROOT))  # the project: its settings, its apps, the tests' NPCs
@@ -37,6 +39,30 @@ NPCS = {
     "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
     "l5r": L5R_BANDIT,
 }
+
+
+def posted_options(options: dict) -> dict:
+    """A roll options form's values as the page posts them: an unticked box or an empty field sends
+    nothing, a ticked box "on", a number (0 too) its digits."""
+    return {
+        name: ("on" if value is True else str(value))
+        for name, value in options.items()
+        if value is not None and value is not False and value != ""
+    }
+
+
+def turn_action_form(client, campaign_id: int) -> tuple[str, dict]:
+    """The action form the logged-in player's turn panel offers (``attack`` where offered, else the
+    first): its URL and its fields as the page posts them, less the version."""
+    html = client.get(f"/campaigns/{campaign_id}/turn/").content.decode()
+    offered = []
+    for form in re.finditer(r"<form\b[^>]*>.*?</form>", html, re.S):
+        fields = page_markup.form_fields(form.group(0))
+        if fields.get("action"):
+            offered.append((page_markup.attr(form.group(0).split(">", 1)[0] + ">", "action"), fields))
+    url, fields = next((found for found in offered if found[1]["action"] == "attack"), offered[0])
+    left_out = ("csrfmiddlewaretoken", "version")
+    return url, {name: value for name, value in fields.items() if name not in left_out}
 
 
 class Fixtures:
@@ -116,12 +142,7 @@ class Fixtures:
         form = system.options_form(character=character)
         options = {name: field.initial for name, field in form.fields.items()}
         key = system.buttons(character, options)[0].key
-        data = {
-            name: ("on" if value is True else str(value))
-            for name, value in options.items()
-            if value not in (None, False, "")
-        }
-        data["visibility"] = "public"
+        data = {**posted_options(options), "visibility": "public"}
         url = f"/characters/{character.pk}/roll/{key}/"
         if not check:
             return url, data
@@ -147,7 +168,6 @@ class Fixtures:
         """A running encounter, the roller's character (or ``player``'s) against one quick NPC, and the
         action form the player's turn panel shows (its fields as the page posts them, less the version)."""
         import secrets as secret_source
-        from html.parser import HTMLParser
 
         from django.test import Client
 
@@ -174,39 +194,11 @@ class Fixtures:
             encounter.refresh_from_db()
             encounters.encounter_next_turn(encounter=encounter, version=encounter.version, author=self.gm)
 
-        class ActionForms(HTMLParser):
-            def __init__(self):
-                super().__init__()
-                self.forms, self.select, self.first = [], None, False
-
-            def handle_starttag(self, tag, attrs):
-                attrs = dict(attrs)
-                if tag == "form":
-                    self.forms.append({"url": attrs.get("action"), "fields": {}})
-                elif not self.forms:
-                    return
-                elif tag == "input" and attrs.get("name"):
-                    if attrs.get("type") not in ("checkbox", "radio", "submit") or "checked" in attrs:
-                        self.forms[-1]["fields"].setdefault(attrs["name"], attrs.get("value", ""))
-                elif tag == "select":
-                    self.select, self.first = attrs.get("name"), True
-                elif tag == "option" and self.select and (self.first or "selected" in attrs):
-                    self.forms[-1]["fields"][self.select] = attrs.get("value", "")
-                    self.first = False
-
-            def handle_endtag(self, tag):
-                if tag == "select":
-                    self.select = None
-
         client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
         client.force_login(player)
-        parser = ActionForms()
-        parser.feed(client.get(f"/campaigns/{campaign_id}/turn/").content.decode())
-        offered = [form for form in parser.forms if form["fields"].get("action")]
-        chosen = next((form for form in offered if form["fields"]["action"] == "attack"), offered[0])
-        fields = {k: v for k, v in chosen["fields"].items() if k not in ("csrfmiddlewaretoken", "version")}
+        url, fields = turn_action_form(client, campaign_id)
         fight.update(
-            url=chosen["url"],
+            url=url,
             fields=fields,
             next_url=f"/campaigns/{campaign_id}/encounters/{encounter.pk}/next/",
         )

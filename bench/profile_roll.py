@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import io
 import os
+import re
 import secrets
 import sys
 import tempfile
@@ -67,18 +68,21 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
-    from fixtures import NPCS
+    from fixtures import NPCS, posted_options, turn_action_form
     from pyinstrument import Profiler
 
     from campaigns import realtime
+    from campaigns.limits import DEFAULT_RATE_LIMITS
     from campaigns.models import Campaign, Membership
     from play import encounters
     from play.models import Encounter
     from rules.dice import Roller
+    from sheets.combat import EncounterError
     from sheets.demo import load_demo_characters
     from sheets.registry import game_systems, system_for
 
-    settings.TABLE_RATE_LIMITS = {"roll": (10**9, 1), "chat": (10**9, 1)}
+    # Every budget out of the way: the limiter is bench/fairness.py's to measure.
+    settings.TABLE_RATE_LIMITS = {name: (10**9, 1) for name in DEFAULT_RATE_LIMITS}
     call_command("migrate", verbosity=0)
     system_key = args.system or game_systems()[0].label
     users = get_user_model()
@@ -90,7 +94,7 @@ def main() -> None:
     system = system_for(campaign)
     options = {name: field.initial for name, field in system.options_form(character=character).fields.items()}
     key = system.buttons(character, options)[0].key
-    data = {n: ("on" if v is True else str(v)) for n, v in options.items() if v not in (None, False, "")}
+    data = posted_options(options)
 
     client = Client()
     client.force_login(player)
@@ -106,7 +110,6 @@ def main() -> None:
         encounter=encounter, version=encounter.version, roller=Roller(secrets.SystemRandom()), author=gm
     )
     actor = encounter.combatants.get(character=character)
-    target = encounter.combatants.exclude(pk=actor.pk).get()
 
     fight = {"acted": False}
 
@@ -122,9 +125,13 @@ def main() -> None:
             encounters.encounter_next_turn(encounter=fresh, version=fresh.version, author=gm)
             pressed = True
 
+    players_turn()
+    # The panel's own action form, as the page posts it (each system's fields differ).
+    act_url, action = turn_action_form(client, campaign.pk)
+
     def act_fields():
         fight["acted"] = True
-        return {"version": fight["version"], "actor": actor.pk, "action": "attack", "target": target.pk}
+        return {**action, "version": fight["version"]}
 
     minimum.install()
     paths = {
@@ -139,8 +146,8 @@ def main() -> None:
             lambda: dict(data),
             None,
         ),
-        f"encounter action ({system_key} attack)": (
-            f"/campaigns/{campaign.pk}/turn/{encounter.pk}/act/",
+        f"encounter action ({system_key} {action['action']})": (
+            act_url,
             act_fields,
             players_turn,
         ),
@@ -156,13 +163,21 @@ def main() -> None:
             scope, body = asgi_request(url, fields, cookie, csrf)
             wall, cpu = time.perf_counter(), time.process_time()
             response, broadcasts = django_asgi_app.respond(scope, io.BytesIO(body))
-            loop.run_until_complete(realtime.send_collected(broadcasts))
+            # Built here, the deferred ones too: the server builds them on the request's thread as well.
+            loop.run_until_complete(realtime.send_collected(realtime.build_later(broadcasts)))
             spent = time.perf_counter() - wall, time.process_time() - cpu
-            assert response.status_code == 200, (url, response.status_code, response.content[:300])
+            refused = re.findall(rb'role="alert"[^<]*>[^<]*', response.content)
+            assert response.status_code == 200, (url, response.status_code, refused)
             return spent
 
-        for _ in range(5):
-            post()  # templates, imports and caches warm up first
+        try:
+            for _ in range(5):
+                post()  # templates, imports and caches warm up first
+        except (AssertionError, EncounterError) as stopped:
+            # Only Five by Five's sample fight repeats one action round after round (bench/fixtures.py's
+            # NPCs): elsewhere the NPC falls, or the round asks for another step first.
+            print(f"\n=== {label}: left out, it does not repeat here: {stopped}")
+            continue
         if before is not None:
             before()
         queries = []
