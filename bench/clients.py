@@ -9,7 +9,8 @@ import re
 import uuid
 from urllib.parse import urlencode
 
-from fixtures import DICE_LINE, Fixtures
+from fixtures import BUTTONS_DRAWN, DICE_LINE, Fixtures
+from page_markup import attr
 
 SAMPLE_TIMEOUT = 5.0
 # The floor's work through Django's stack and nothing of the app's (bench/minimum.py).
@@ -238,6 +239,9 @@ class Server:
             fields = {"value": edit["value"], "version": str(edit["version"])}
             path = edit["url"]
         status, body = await self._client(table_id).post(path, fields, self.headers(roller))
+        if action == "sheet roll" and (drawn := BUTTONS_DRAWN.search(body.decode(errors="replace"))):
+            # An answer that redrew the buttons brings what they were drawn from, as the page keeps it.
+            self.forms[table_id]["sheet"][1]["buttons_drawn"] = attr(drawn.group(0), "value")
         if action == "edit" and self.fixtures is not None:
             # The answer carries the sheet's new version, as the page keeps it for the next save.
             found = VERSION.search(body)

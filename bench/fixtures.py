@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))  # the project: its settings, its apps, the tests'
 from tests.npcs import L5R_BANDIT  # noqa: E402 (after the path is set)
 
 DICE_LINE = "4d6kh3+2 vs 12"
+BUTTONS_DRAWN = re.compile(r'<input\b[^>]*\bid="roll-buttons-drawn"[^>]*>')
 # A quick NPC per system for the encounter row, as tests/campaigns/test_player_turns.py makes them;
 # Five by Five's has hit points enough to last the run.
 NPCS = {
@@ -39,16 +40,6 @@ NPCS = {
     "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
     "l5r": L5R_BANDIT,
 }
-
-
-def posted_options(options: dict) -> dict:
-    """A roll options form's values as the page posts them: an unticked box or an empty field sends
-    nothing, a ticked box "on", a number (0 too) its digits."""
-    return {
-        name: ("on" if value is True else str(value))
-        for name, value in options.items()
-        if value is not None and value is not False and value != ""
-    }
 
 
 def turn_action_form(client, campaign_id: int) -> tuple[str, dict]:
@@ -133,6 +124,7 @@ class Fixtures:
         the campaign's one character, or ``character_id`` at a table of several."""
         from django.test import Client
 
+        from sheets.forms import as_posted
         from sheets.models import Character
         from sheets.registry import system_for
 
@@ -142,12 +134,15 @@ class Fixtures:
         form = system.options_form(character=character)
         options = {name: field.initial for name, field in form.fields.items()}
         key = system.buttons(character, options)[0].key
-        data = {**posted_options(options), "visibility": "public"}
+        data = {**as_posted(options), "visibility": "public"}
         url = f"/characters/{character.pk}/roll/{key}/"
-        if not check:
-            return url, data
         client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
         client.force_login(self.roller)
+        # What the page's buttons were drawn from, which the page sends with every roll.
+        page = client.get(character.get_absolute_url()).content.decode()
+        data["buttons_drawn"] = page_markup.attr(BUTTONS_DRAWN.search(page).group(0), "value")
+        if not check:
+            return url, data
         response = client.post(url, {**data, "idempotency_key": uuid.uuid4().hex}, HTTP_HX_REQUEST="true")
         if response.status_code != 200:
             raise RuntimeError(f"sheet roll answered {response.status_code}")

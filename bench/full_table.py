@@ -61,8 +61,9 @@ class Clicks:
     async def sheet_roll(self, number: int) -> dict:
         page = self.seat.sheets[number]
         url, data = self.forms[self.seat.seating.characters[number][1]]
-        fields = {**data, "idempotency_key": uuid.uuid4().hex}
-        return await self.seat.click(page, url, fields, target="roll-result", entry=True)
+        return await self.seat.click(
+            page, url, page.sheet_roll_fields(data), target="roll-result", entry=True
+        )
 
     async def dice_box(self, number: int) -> dict:
         page = self.seat.tables[number]

@@ -235,6 +235,16 @@ class Page:
             tracker.wasted.append(f"{self.label}: #roll-buttons re-priced ({url})")
         self.html = self.html.replace(before, body.decode().strip()) if before else self.html
 
+    def sheet_roll_fields(self, data: dict) -> dict:
+        """A roll button's fields as this sheet page sends them: what its buttons were drawn from, as it
+        holds it now (each answer that redraws them brings a new one), and a fresh key."""
+        drawn = element_by_id(self.html, "roll-buttons-drawn")
+        return {
+            **data,
+            "buttons_drawn": attr(drawn, "value") if drawn else "",
+            "idempotency_key": uuid.uuid4().hex,
+        }
+
     def swapped(self, answer: str, target_id: str | None) -> None:
         """What the page does with its own click's answer: the target and any out-of-band parts."""
         parts = {target_id: answer} if target_id else {}

@@ -200,9 +200,8 @@ class Paced:
             path = f"/campaigns/{seat.seating.campaign_id}/table/roll/"
             return await seat.click(seat.tables[number], path, fields, target="dice-box", entry=True)
         url, data = self.forms[seat.seating.characters[number][1]]
-        return await seat.click(
-            seat.sheets[number], url, {**data, "idempotency_key": key}, target="roll-result", entry=True
-        )
+        page = seat.sheets[number]
+        return await seat.click(page, url, page.sheet_roll_fields(data), target="roll-result", entry=True)
 
     async def chat(self) -> dict:
         seat = self.seat

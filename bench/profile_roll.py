@@ -68,7 +68,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
-    from fixtures import NPCS, posted_options, turn_action_form
+    from fixtures import BUTTONS_DRAWN, NPCS, turn_action_form
+    from page_markup import attr
     from pyinstrument import Profiler
 
     from campaigns import realtime
@@ -79,6 +80,7 @@ def main() -> None:
     from rules.dice import Roller
     from sheets.combat import EncounterError
     from sheets.demo import load_demo_characters
+    from sheets.forms import as_posted
     from sheets.registry import game_systems, system_for
 
     # Every budget out of the way: the limiter is bench/fairness.py's to measure.
@@ -94,12 +96,15 @@ def main() -> None:
     system = system_for(campaign)
     options = {name: field.initial for name, field in system.options_form(character=character).fields.items()}
     key = system.buttons(character, options)[0].key
-    data = posted_options(options)
+    data = as_posted(options)
 
     client = Client()
     client.force_login(player)
     csrf = uuid.uuid4().hex  # 32 characters: a CSRF secret as the cookie holds it
     cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
+    # What the sheet's buttons were drawn from, which the page sends with every roll.
+    sheet_page = client.get(character.get_absolute_url()).text
+    data["buttons_drawn"] = attr(BUTTONS_DRAWN.search(sheet_page).group(0), "value")
     from config.asgi import application, django_asgi_app
 
     loop = asyncio.new_event_loop()
@@ -166,6 +171,8 @@ def main() -> None:
             # Built here, the deferred ones too: the server builds them on the request's thread as well.
             loop.run_until_complete(realtime.send_collected(realtime.build_later(broadcasts)))
             spent = time.perf_counter() - wall, time.process_time() - cpu
+            if drawn := BUTTONS_DRAWN.search(response.content.decode()):
+                data["buttons_drawn"] = attr(drawn.group(0), "value")  # as the page keeps it
             refused = re.findall(rb'role="alert"[^<]*>[^<]*', response.content)
             assert response.status_code == 200, (url, response.status_code, refused)
             return spent

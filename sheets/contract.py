@@ -316,11 +316,16 @@ class SheetSystem:
         raise NotImplementedError
 
     def buttons(self, character, options: dict[str, Any]) -> list[RollButton]:
-        """Every rollable thing on the sheet with its exact chance under ``options``."""
+        """Every rollable thing on the sheet with its exact chance under ``options``.
+
+        Reads the character's own rows, its campaign's options and ``options``, nothing else: a roll's
+        answer leaves the page's buttons alone while those hold still (sheets/views.py _buttons_drawn).
+        """
         raise NotImplementedError
 
     def roll_summary(self, character, options: dict[str, Any]) -> Any:
-        """What :attr:`roll_summary_template` draws under ``options``, as the roll counts; None: nothing."""
+        """What :attr:`roll_summary_template` draws under ``options``, as the roll counts; None: nothing.
+        Reads what :meth:`buttons` reads, nothing else."""
         return None
 
     def roll(self, character, key: str, options: dict[str, Any], roller: Roller) -> RollResult:

@@ -162,6 +162,16 @@ def seen_version(data) -> int | None:
     return form.cleaned_data["version"]
 
 
+def as_posted(values: dict[str, Any]) -> dict[str, str]:
+    """Form values as a browser posts them: a ticked box "on", a number its digits (0 too), an unticked
+    box or an empty field nothing. Values that post alike are the same choices, whatever their types."""
+    return {
+        name: "on" if value is True else str(value)
+        for name, value in values.items()
+        if value is not None and value is not False and value != ""
+    }
+
+
 STALE_MESSAGE = "Someone changed this sheet since you loaded it; look at it again and retry."
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 
 from django.contrib import messages
@@ -20,7 +22,14 @@ from campaigns.selectors import FULL, campaign_for_gm, campaign_for_member, entr
 from rules.dice import Roller, RulesError, system_random
 
 from . import edit, history, policy, selectors, services, transfer
-from .forms import STALE_MESSAGE, VERSION_FIELD, CharacterImportForm, RollVisibilityForm, seen_version
+from .forms import (
+    STALE_MESSAGE,
+    VERSION_FIELD,
+    CharacterImportForm,
+    RollVisibilityForm,
+    as_posted,
+    seen_version,
+)
 from .models import Character, StaleVersion
 from .registry import system_for
 
@@ -37,8 +46,26 @@ def _options(system, character, data):
     return form, (form.cleaned_data if form.is_valid() else None)
 
 
-def _sheet_context(request, character, *, options_data=None, panels=True):
+def _buttons_drawn(character, options) -> str:
+    """What the roll buttons are drawn from: the sheet's values (as History snapshots them, from the rows
+    the character's caches hold), its campaign's options and the roll options; a system's ``buttons``
+    and ``roll_summary`` read nothing else. The buttons carry it and a roll sends it back
+    (sheets/_parts.html), so the answer can tell that the page's buttons are still right. Not the
+    version: every roll seen whole moves it, most without changing a value.
+    """
+    # The options as the page posts them: the sheet's first drawing (the form's initial values) and a
+    # roll sending those same choices back (cleaned, other types) then read alike.
+    posted = None if options is None else as_posted(options)
+    values = history.snapshot(character, reread=False)
+    drawn_from = json.dumps([values, character.campaign.options, posted], sort_keys=True, default=str)
+    return hashlib.blake2b(drawn_from.encode(), digest_size=12).hexdigest()
+
+
+def _sheet_context(request, character, *, options_data=None, panels=True, page_buttons=None):
     """What the sheet and its partials show. ``panels=False`` for a partial that shows none of them.
+
+    ``page_buttons``: what the page's roll buttons were drawn from (:func:`_buttons_drawn`), where a
+    partial redraws them only if they changed; ``redraw_buttons`` says whether they did.
 
     The system rows are fetched once here (one query per table); the system's context and buttons
     read them from the character's caches.
@@ -46,6 +73,8 @@ def _sheet_context(request, character, *, options_data=None, panels=True):
     history.load_sheet_rows(character)
     system = system_for(character.campaign)
     form, options = _options(system, character, options_data)
+    drawn = _buttons_drawn(character, options)
+    draw = options is not None and drawn != page_buttons
     return {
         "character": character,
         "campaign": character.campaign,
@@ -54,8 +83,10 @@ def _sheet_context(request, character, *, options_data=None, panels=True):
         "is_gm": character.campaign.is_gm(request.user),
         "writable": policy.writable_kinds(request.user, character),
         "options_form": form,
-        "buttons": system.buttons(character, options) if options is not None else [],
-        "roll_summary": system.roll_summary(character, options) if options is not None else None,
+        "buttons": system.buttons(character, options) if draw else [],
+        "roll_summary": system.roll_summary(character, options) if draw else None,
+        "buttons_drawn": drawn,
+        "redraw_buttons": drawn != page_buttons,
         "visibility_form": compact(RollVisibilityForm()),
         "roll_key": uuid.uuid4().hex,
         "name_field": edit.base_field(character, "name"),
@@ -261,11 +292,15 @@ def sheet_roll(request, character_id: int, key: str):
     if error:
         # A refused roll was rolled back, but the system may have touched the rows in memory first.
         character = Character.objects.select_related("campaign", "owner").get(pk=character.pk)
-    # Otherwise character_roll left the character current (its version, its rows): render from it.
-    context = _sheet_context(request, character, options_data=request.POST, panels=False)
+    # Otherwise character_roll left the character current (its version, its rows): render from it. The
+    # buttons are drawn again only when what they show moved (most rolls, and every hidden one, change
+    # nothing on the sheet).
+    drawn = request.POST.get("buttons_drawn")
+    context = _sheet_context(request, character, options_data=request.POST, panels=False, page_buttons=drawn)
     # The roller gets the entry as the feed shows it to them: a blind roll is only its notice here too.
     variant = entry_variant_for(request.user, entry, character.campaign) if entry is not None else None
-    context.update(entry=entry, variant=variant, error=error, oob_version=True, oob_buttons=True)
+    context.update(entry=entry, variant=variant, error=error, oob_version=True)
+    context["oob_buttons"] = context["redraw_buttons"]
     return TemplateResponse(request, f"{PARTS}#roll-result", context, status=422 if error else 200)
 
 

@@ -87,11 +87,14 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     # Roll: the result shows its dice. The faces are fixed (the live server runs in this process), so
     # a chance doubles cannot earn the token before the part of the test that looks for it.
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([2, 3]))
+    page.locator("#roll-buttons").evaluate("buttons => { buttons.dataset.drawnBefore = 'yes'; }")
     chef_button.click()
     result = page.locator("#roll-result")
     expect(result).to_contain_text("Larry: Amateur Chef 4")
     expect(result).to_contain_text("2 × 3 = 6 vs 4, failure")
     expect(result.locator(".die")).to_have_count(2)
+    # The roll changed nothing on the sheet: its answer (swapped in whole by now) left the buttons be.
+    expect(page.locator("#roll-buttons")).to_have_attribute("data-drawn-before", "yes")
 
     # Doubles earn the token: the sheet shows it held without a reload.
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([3, 3]))
@@ -99,6 +102,8 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     expect(result).to_contain_text("3 × 3 = 9 vs 4, failure · doubles!")
     expect(result).to_contain_text("doubles token earned")
     expect(page.locator("#fbf-token")).to_have_text("held")
+    # The token is on the sheet now: the answer drew the buttons afresh (the spend option prices it).
+    expect(page.locator("#roll-buttons")).not_to_have_attribute("data-drawn-before", "yes")
 
     # Spending it makes a 5 trump; afterwards the option unticks itself and the token shows none.
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([5, 1]))

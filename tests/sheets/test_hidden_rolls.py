@@ -109,9 +109,12 @@ def hidden_from(roller: str, visibility: str, users: dict) -> list[str]:
     ]
 
 
-def clicks(system_key: str, character: Character, mode: tuple[str, str], users: dict) -> list[tuple]:
-    """(name, url, data) for every roll a page offers in this mode: each sheet button, the answer to a
-    GM's request of this visibility (requests offer GM only and blind), then the dice box."""
+def clicks(
+    system_key: str, character: Character, mode: tuple[str, str], users: dict, drawn: str
+) -> list[tuple]:
+    """(name, url, data) for every roll a page offers in this mode: each sheet button (with what the
+    page's buttons were drawn from, ``drawn``, as the page sends it), the answer to a GM's request of
+    this visibility (requests offer GM only and blind), then the dice box."""
     roller, visibility = mode
     system = system_of(system_key)
     buttons = roll_buttons(system, character)
@@ -121,7 +124,7 @@ def clicks(system_key: str, character: Character, mode: tuple[str, str], users: 
     if visibility != "whisper":
         for button in buttons:
             url = reverse("sheet_roll", args=[character.pk, button.key])
-            made.append((f"button {button.key}", url, {"visibility": visibility}))
+            made.append((f"button {button.key}", url, {"visibility": visibility, "buttons_drawn": drawn}))
         if system_key in CHANGING_OPTIONS:
             options = {**defaults, **CHANGING_OPTIONS[system_key], "visibility": visibility}
             made.append((f"{made[0][0]} with {sorted(CHANGING_OPTIONS[system_key])}", made[0][1], options))
@@ -193,7 +196,9 @@ async def play(*, high, mode, character, users, clients, capture_on_commit, monk
         for feed in (True, False):  # the table page's socket, and the sheet page's
             sockets["open"][(seat, feed)], _ = await open_socket(users[seat], character.campaign, feed=feed)
     transcript = []
-    todo = await sync_to_async(clicks)(character.campaign.system, character, mode, users)
+    sheet_page = await sync_to_async(clients[roller].get)(character.get_absolute_url())
+    drawn = re.search(r'name="buttons_drawn" value="([^"]*)"', sheet_page.content.decode()).group(1)
+    todo = await sync_to_async(clicks)(character.campaign.system, character, mode, users, drawn)
     n = 0
     while todo:
         name, url, data = todo.pop(0)
