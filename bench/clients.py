@@ -242,11 +242,11 @@ class Server:
         if action == "sheet roll" and (drawn := BUTTONS_DRAWN.search(body.decode(errors="replace"))):
             # An answer that redrew the buttons brings what they were drawn from, as the page keeps it.
             self.forms[table_id]["sheet"][1]["buttons_drawn"] = attr(drawn.group(0), "value")
-        if action == "edit" and self.fixtures is not None:
-            # The answer carries the sheet's new version, as the page keeps it for the next save.
-            found = VERSION.search(body)
-            if found:
-                self.forms[table_id]["edit"]["version"] = int(found.group(1))
+        edit = self.forms.get(table_id, {}).get("edit") if self.fixtures is not None else None
+        if edit is not None and (found := VERSION.search(body)):
+            # An edit's answer, and a sheet roll's, carry the sheet's version: the page keeps it for the
+            # next save (a roll moves it too).
+            edit["version"] = int(found.group(1))
         return status
 
     async def encounter_turn(self, table_id: int) -> int:
