@@ -49,21 +49,20 @@ def total_curve(pool: l5r.Pool, *, odd: bool, target: int | None) -> dict[int, A
 def _drawn_curve(
     rolled: int, kept: int, bonus: int, explode: bool, reroll_ones: bool, odd: bool, target: int | None
 ) -> tuple[tuple[int, Any], ...]:
-    pool = l5r.Pool(rolled, kept, bonus=bonus, explode=explode, reroll_ones=reroll_ones)
-    _, kept, bonus = pool.effective(odd_die_bonus=odd)
-    low, high = kept + bonus, 10 * kept + bonus + 10  # past the top of the dice by one explosion
+    _, kept_after, bonus_after = l5r.ten_dice(rolled, kept, bonus, odd_die_bonus=odd)
+    low, high = kept_after + bonus_after, 10 * kept_after + bonus_after + 10  # one explosion past the top
     if target is not None:
         low, high = max(0, min(low, target)), max(high, target + 10)
-    high = min(high, l5r.MAX_ODDS_TARGET + bonus, low + 400)
+    high = min(high, l5r.MAX_ODDS_TARGET + bonus_after, low + 400)
     curve = l5r.total_curve(
-        pool.rolled,
-        pool.kept,
-        explode=pool.explode,
-        bonus=pool.bonus,
+        rolled,
+        kept,
+        explode=explode,
+        bonus=bonus,
         odd_die_bonus=odd,
         low=low,
         high=high,
-        reroll_ones=pool.reroll_ones,
+        reroll_ones=reroll_ones,
     )
     totals = sorted(curve)
     first = max([t for t in totals if curve[t] >= Fraction(995, 1000)], default=totals[0])
