@@ -219,6 +219,7 @@ class Server:
         elif action == "dice box":
             path = f"/campaigns/{table_id}/table/roll/"
             fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}
+            fields.update(self.forms[table_id]["box"])  # what the page's box offers, as it sends it
         elif action == DJANGO_MINIMUM:
             path = f"/bench/minimum/{table_id}/"
             fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}

@@ -26,6 +26,7 @@ from tests.npcs import L5R_BANDIT  # noqa: E402 (after the path is set)
 
 DICE_LINE = "4d6kh3+2 vs 12"
 BUTTONS_DRAWN = re.compile(r'<input\b[^>]*\bid="roll-buttons-drawn"[^>]*>')
+BOX_DRAWN = re.compile(r'<input\b[^>]*\bid="dice-box-drawn"[^>]*>')
 # A quick NPC per system for the encounter row, as tests/campaigns/test_player_turns.py makes them;
 # Five by Five's has hit points enough to last the run.
 NPCS = {
@@ -40,6 +41,13 @@ NPCS = {
     "freefall": {"body": 3, "mind": 2, "ghost": 2, "av": 1, "dv": 5},
     "l5r": L5R_BANDIT,
 }
+
+
+def box_drawn(client, campaign_id: int) -> dict:
+    """What the table page's dice box offers, as the box sends it with a roll (nothing on a commit
+    before the box carried it)."""
+    found = BOX_DRAWN.search(client.get(f"/campaigns/{campaign_id}/table/").content.decode())
+    return {"box_drawn": page_markup.attr(found.group(0), "value")} if found else {}
 
 
 def turn_action_form(client, campaign_id: int) -> tuple[str, dict]:
@@ -157,6 +165,14 @@ class Fixtures:
             raise RuntimeError(f"sheet roll answered {response.status_code}")
         return url, data
 
+    def box_form(self, campaign_id: int) -> dict:
+        """What the roller's table page sends with a dice-box line besides the line and its key."""
+        from django.test import Client
+
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        return box_drawn(client, campaign_id)
+
     def edit_form(self, campaign_id: int) -> dict:
         """The in-place edit of the character's name (every system has it): URL, value, page version."""
         from sheets.models import Character
@@ -271,9 +287,10 @@ class Fixtures:
         frame = entry_event(entry)["frames"]["full"]
         client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
         client.force_login(self.roller)
+        fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
         response = client.post(
             f"/campaigns/{campaign_id}/table/roll/",
-            {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex},
+            {**fields, **box_drawn(client, campaign_id)},  # as the page posts it: the answer it gets
             HTTP_HX_REQUEST="true",
         )
         return {

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402 (after the path is set)
 import servers  # noqa: E402
 from clicks import percentile  # noqa: E402
-from fixtures import DICE_LINE, Fixtures  # noqa: E402
+from fixtures import Fixtures  # noqa: E402
 from page_markup import DEBOUNCE  # noqa: E402
 
 SAMPLES = 30
@@ -67,9 +67,8 @@ class Clicks:
 
     async def dice_box(self, number: int) -> dict:
         page = self.seat.tables[number]
-        fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
         path = f"/campaigns/{self.seat.seating.campaign_id}/table/roll/"
-        return await self.seat.click(page, path, fields, target="dice-box", entry=True)
+        return await self.seat.click(page, path, page.dice_box_fields(), target="dice-box", entry=True)
 
     async def hp_edit(self, number: int) -> dict:
         return await harness.gm_hp_edit(self.seat, number, self.hp)

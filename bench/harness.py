@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from clients import Http
+from fixtures import DICE_LINE
 from page_markup import (
     DEBOUNCE,
     KEEP,
@@ -245,9 +246,18 @@ class Page:
             "idempotency_key": uuid.uuid4().hex,
         }
 
+    def dice_box_fields(self) -> dict:
+        """A dice-box line as this table page sends it: what its box offers (kept from the page, which
+        a whole box's answer redraws), a fresh key."""
+        drawn = element_by_id(self.html, "dice-box-drawn")
+        fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
+        return {**fields, "box_drawn": attr(drawn, "value")} if drawn else fields
+
     def swapped(self, answer: str, target_id: str | None) -> None:
         """What the page does with its own click's answer: the target and any out-of-band parts."""
-        parts = {target_id: answer} if target_id else {}
+        # An answer that does not hold its target (the dice box's HX-Reswap: none, out-of-band parts
+        # only) leaves the target as it is.
+        parts = {target_id: answer} if target_id and f'id="{target_id}"' in answer else {}
         for match in re.finditer(r'<\w+\b[^>]*\bhx-swap-oob="[^"]*"[^>]*>', answer):
             element_id = attr(match.group(0), "id")
             if element_id:

@@ -44,7 +44,7 @@ import clicks  # noqa: E402 (after the path is set)
 import harness  # noqa: E402
 import servers  # noqa: E402
 from clients import Server  # noqa: E402
-from fixtures import DICE_LINE, Fixtures  # noqa: E402
+from fixtures import Fixtures  # noqa: E402
 
 PG_URL = os.environ.get("PG_URL") or "postgres://postgres@127.0.0.1:5432"
 ROLL_EVERY, CHAT_EVERY, EDIT_EVERY = 5.0, 10.0, 20.0
@@ -194,11 +194,9 @@ class Paced:
     async def roll(self) -> dict:
         seat, number = self.seat, self.turn % harness.PLAYERS
         self.turn += 1
-        key = uuid.uuid4().hex
         if self.turn % 2:
-            fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": key}
-            path = f"/campaigns/{seat.seating.campaign_id}/table/roll/"
-            return await seat.click(seat.tables[number], path, fields, target="dice-box", entry=True)
+            page, path = seat.tables[number], f"/campaigns/{seat.seating.campaign_id}/table/roll/"
+            return await seat.click(page, path, page.dice_box_fields(), target="dice-box", entry=True)
         url, data = self.forms[seat.seating.characters[number][1]]
         page = seat.sheets[number]
         return await seat.click(page, url, page.sheet_roll_fields(data), target="roll-result", entry=True)

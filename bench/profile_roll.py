@@ -68,7 +68,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
-    from fixtures import BUTTONS_DRAWN, NPCS, turn_action_form
+    from fixtures import BUTTONS_DRAWN, NPCS, box_drawn, turn_action_form
     from page_markup import attr
     from pyinstrument import Profiler
 
@@ -102,6 +102,7 @@ def main() -> None:
     client.force_login(player)
     csrf = uuid.uuid4().hex  # 32 characters: a CSRF secret as the cookie holds it
     cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
+    box = box_drawn(client, campaign.pk)  # what the table page's dice box offers, sent with each line
     # What the sheet's buttons were drawn from, which the page sends with every roll.
     sheet_page = client.get(character.get_absolute_url()).text
     data["buttons_drawn"] = attr(BUTTONS_DRAWN.search(sheet_page).group(0), "value")
@@ -145,7 +146,11 @@ def main() -> None:
             lambda: {"notation": "4d6kh3+2 vs 12"},
             None,
         ),
-        "dice box": (f"/campaigns/{campaign.pk}/table/roll/", lambda: {"notation": "4d6kh3+2 vs 12"}, None),
+        "dice box": (
+            f"/campaigns/{campaign.pk}/table/roll/",
+            lambda: {"notation": "4d6kh3+2 vs 12", **box},
+            None,
+        ),
         f"sheet roll ({system_key} {key})": (
             f"/characters/{character.pk}/roll/{key}/",
             lambda: dict(data),
@@ -215,7 +220,7 @@ def main() -> None:
                 time="percent_of_total",
             )
         )
-    through_asgi(application, f"/campaigns/{campaign.pk}/table/roll/", cookie, csrf, args.rolls)
+    through_asgi(application, f"/campaigns/{campaign.pk}/table/roll/", cookie, csrf, args.rolls, box)
     service_alone(campaign, player, args.rolls)
 
 
@@ -248,7 +253,7 @@ def asgi_request(path: str, fields: dict, cookie: str, csrf: str) -> tuple[dict,
     return scope, body
 
 
-def through_asgi(application, path: str, cookie: str, csrf: str, rolls: int) -> None:
+def through_asgi(application, path: str, cookie: str, csrf: str, rolls: int, box: dict) -> None:
     """The dice box through the whole ASGI application, in-process on uvloop as uvicorn calls it."""
     import uvloop
     from django.db.backends.signals import connection_created
@@ -259,7 +264,12 @@ def through_asgi(application, path: str, cookie: str, csrf: str, rolls: int) -> 
     async def one() -> None:
         scope, body = asgi_request(
             path,
-            {"notation": "4d6kh3+2 vs 12", "visibility": "public", "idempotency_key": uuid.uuid4().hex},
+            {
+                "notation": "4d6kh3+2 vs 12",
+                "visibility": "public",
+                "idempotency_key": uuid.uuid4().hex,
+                **box,
+            },
             cookie,
             csrf,
         )

@@ -135,6 +135,7 @@ def forms_for(fixtures: Fixtures | None, ids: dict) -> dict:
             forms[campaign_id] = {
                 "sheet": fixtures.sheet_roll_form(campaign_id, check=False),
                 "edit": fixtures.edit_form(campaign_id),
+                "box": fixtures.box_form(campaign_id),
             }
     forms[ids["encounter"]]["fight"] = fixtures.encounter_fight(ids["encounter"])
     forms[ids["saved roll"]]["saved"] = fixtures.saved_roll(ids["saved roll"])

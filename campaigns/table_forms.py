@@ -4,6 +4,8 @@ Each rendered form carries a fresh idempotency key, so a double-click or a retri
 twice and is saved once.
 """
 
+import hashlib
+import json
 import uuid
 
 from django import forms
@@ -52,6 +54,17 @@ class DiceBoxForm(forms.Form):
             ]
         else:
             del self.fields["character"]
+
+    def drawn_from(self) -> str:
+        """A digest of what the box offers besides the line: whom it may whisper to, the characters it
+        rolls as, who may see a roll. A roll sends it back, so the answer can tell that the page's box
+        still offers what a fresh one would (campaigns.views.table_roll)."""
+        offered = [
+            [[user.pk, user.username] for user in self.others.values()],
+            [[subject.pk, subject.name] for subject in self.subjects.values()],
+            [[value, str(label)] for value, label in self.fields["visibility"].choices],
+        ]
+        return hashlib.blake2b(json.dumps(offered).encode(), digest_size=12).hexdigest()
 
     def clean_character(self):
         return self.subjects.get(self.cleaned_data["character"])

@@ -7,6 +7,7 @@ from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from django_htmx.http import reswap
 
 from rules import notation
 from rules.dice import RulesError
@@ -300,6 +301,12 @@ def table_roll(request, campaign_id: int):
             character=subject.pk if subject else None,
             whisper_to=data.get("whisper_to", []),
         )
+        if request.POST.get("box_drawn") == fresh.drawn_from():
+            # The page's box shows no error and offers what this one would: only the key and the line
+            # change, swapped in place (nothing else of the box is drawn or sent).
+            context = {"campaign": campaign, "dice_form": fresh}
+            rolled = TemplateResponse(request, "campaigns/table.html#dice-box-rolled", context)
+            return reswap(rolled, "none")
         return _dice_box_response(request, campaign, fresh)
     return redirect("table", campaign.pk)
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns import services
-from campaigns.models import Campaign, FeedEntry
+from campaigns.models import Campaign, FeedEntry, Membership
 from campaigns.rendering import chance_percent, entry_display
 from rules.dice import FixedFaces, Roller
 from tests.conftest import HTMX
@@ -64,6 +64,59 @@ def test_dice_box_rolls_on_the_server_and_records_every_face(campaign, client_fo
     # The dice box comes back empty with a new key for the next roll, keeping the visibility.
     assert 'id="dice-box"' in body and key() not in body
     assert re.search(r'<option value="gm" selected>', body)
+
+
+BOX_DRAWN = re.compile(r'name="box_drawn" value="([0-9a-f]+)"')
+KEY_OOB = re.compile(r'name="idempotency_key" id="dice-idempotency" value="(\w+)" hx-swap-oob="true">')
+EMPTY_LINE = re.compile(r'class="form-control" type="text" name="notation" id="id_notation"\s+value=""')
+
+
+def box_roll(client, campaign, drawn, notation="2d6"):
+    data = {"notation": notation, "visibility": "gm", "idempotency_key": key(), "box_drawn": drawn}
+    return client.post(reverse("table_roll", args=[campaign.pk]), data, **HTMX)
+
+
+def test_a_box_that_offers_what_a_fresh_one_would_gets_only_a_key_and_an_empty_line(
+    campaign, client_for, player
+):
+    client = client_for(player)
+    drawn = BOX_DRAWN.search(client.get(reverse("table", args=[campaign.pk])).content.decode()).group(1)
+    response = box_roll(client, campaign, drawn)
+    body = response.content.decode()
+    assert response.status_code == 200 and response["HX-Reswap"] == "none"
+    assert FeedEntry.objects.get().visibility == "gm"
+    # A fresh key, the line emptied, its odds reset, each in place; none of the box's choices.
+    fresh = KEY_OOB.search(body)
+    assert fresh and fresh.group(1) != key()
+    assert EMPTY_LINE.search(body)
+    assert 'id="dice-odds" hx-swap-oob="innerHTML"' in body
+    assert 'id="dice-box"' not in body and "dice-visibility" not in body and "whisper_to" not in body
+
+
+def test_a_box_drawn_before_someone_sat_down_is_drawn_whole_again(
+    make_campaign, client_for, player, other_player
+):
+    campaign = make_campaign("triad", players=[player])
+    client = client_for(player)
+    drawn = BOX_DRAWN.search(client.get(reverse("table", args=[campaign.pk])).content.decode()).group(1)
+    Membership.objects.create(campaign=campaign, user=other_player)
+    body = box_roll(client, campaign, drawn).content.decode()
+    # The whole box, so the one who just sat down can be whispered to without a reload.
+    assert 'id="dice-box"' in body and f'value="{other_player.pk}"' in body
+    assert BOX_DRAWN.search(body).group(1) != drawn
+
+
+@pytest.mark.parametrize("drawn", ["", "not-what-the-page-got"])
+def test_a_box_that_says_nothing_or_something_else_is_drawn_whole(campaign, client_for, player, drawn):
+    body = box_roll(client_for(player), campaign, drawn).content.decode()
+    assert 'id="dice-box"' in body and FeedEntry.objects.count() == 1
+
+
+def test_a_box_showing_a_mistake_sends_nothing_to_compare_so_its_next_roll_clears_it(
+    campaign, client_for, player
+):
+    body = box_roll(client_for(player), campaign, "whatever", notation="2d6+").content.decode()
+    assert 'id="notation-error"' in body and not BOX_DRAWN.search(body)
 
 
 def test_bad_notation_shows_the_message_and_position_and_saves_nothing(campaign, client_for, player):

@@ -124,3 +124,35 @@ def test_roll20_commands_roll_preview_and_are_listed_in_the_help(new_page, campa
     page.get_by_role("button", name="Roll").click()
     expect(gm_page.locator("#feed .feed-emote")).to_have_text("player draws her sword")
     assert violations == []
+
+
+def test_line_after_line_the_box_stays_as_the_player_set_it(new_page, campaign, player):
+    """A roll's answer swaps in a fresh key and an empty line, nothing else (campaigns.views.table_roll):
+    the choices, the open Commands list and the cursor stay; a box showing an error is drawn whole."""
+    page, violations = open_table(new_page, player, campaign)
+    page.locator("#dice-commands summary").click()
+    page.locator("#dice-visibility").select_option("gm")
+    line = page.locator("#id_notation")
+    feed = page.locator("#feed .feed-roll")
+    for number, text in enumerate(["2d6 # first", "1d20 # second"], start=1):
+        line.fill(text)
+        with page.expect_response(lambda response: response.url.endswith("/table/roll/")) as answer:
+            line.press("Enter")
+        assert answer.value.headers.get("hx-reswap") == "none"  # the box itself was not sent again
+        expect(feed).to_have_count(number)
+        expect(line).to_have_value("")
+        expect(line).to_be_focused()
+    expect(page.locator("#dice-commands")).to_have_attribute("open", "")
+    expect(page.locator("#dice-visibility")).to_have_value("gm")
+    expect(feed.first.locator(".feed-vis")).to_have_text("GM only")
+
+    # A mistake comes back as the whole box with its message; the next good line clears it.
+    line.fill("2d6+")
+    line.press("Enter")
+    expect(page.locator("#notation-error")).to_contain_text("position 5")
+    line.fill("2d6 # third")
+    line.press("Enter")
+    expect(feed).to_have_count(3)
+    expect(page.locator("#notation-error")).to_have_count(0)
+    expect(line).to_have_value("")
+    assert violations == []
