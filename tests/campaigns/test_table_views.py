@@ -66,7 +66,7 @@ def test_dice_box_rolls_on_the_server_and_records_every_face(campaign, client_fo
     assert re.search(r'<option value="gm" selected>', body)
 
 
-BOX_DRAWN = re.compile(r'name="box_drawn" value="([0-9a-f]+)"')
+BOX_DRAWN = re.compile(r'name="box_drawn" id="dice-box-drawn" value="([0-9a-f]+)"')
 KEY_OOB = re.compile(r'name="idempotency_key" id="dice-idempotency" value="(\w+)" hx-swap-oob="true">')
 EMPTY_LINE = re.compile(r'class="form-control" type="text" name="notation" id="id_notation"\s+value=""')
 
