@@ -95,6 +95,7 @@ def test_build_rank_edit_and_roll(new_page, make_campaign, player, monkeypatch):
     expect(result.locator(".die")).to_have_count(2)
     # The roll changed nothing on the sheet: its answer (swapped in whole by now) left the buttons be.
     expect(page.locator("#roll-buttons")).to_have_attribute("data-drawn-before", "yes")
+    shoot(page, "fivebyfive-sheet-after-a-quiet-roll", top=True)
 
     # Doubles earn the token: the sheet shows it held without a reload.
     monkeypatch.setattr("sheets.views.system_random", lambda: FixedFaces([3, 3]))
