@@ -89,7 +89,7 @@ def test_a_box_that_offers_what_a_fresh_one_would_gets_only_a_key_and_an_empty_l
     fresh = KEY_OOB.search(body)
     assert fresh and fresh.group(1) != key()
     assert EMPTY_LINE.search(body)
-    assert 'id="dice-odds" hx-swap-oob="innerHTML"' in body
+    assert 'id="dice-odds" aria-live="polite" hx-swap-oob="true"' in body
     assert 'id="dice-box"' not in body and "dice-visibility" not in body and "whisper_to" not in body
 
 

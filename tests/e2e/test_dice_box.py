@@ -147,13 +147,28 @@ def test_line_after_line_the_box_stays_as_the_player_set_it(new_page, campaign, 
     expect(page.locator("#dice-visibility")).to_have_value("gm")
     expect(feed.first.locator(".feed-vis")).to_have_text("GM only")
 
+    # The odds of a line still on their way when its roll is answered land nowhere: the box stays reset.
+    held = []
+    page.route("**/table/odds/**", lambda route: held.append(route))
+    with page.expect_request("**/table/odds/**"):
+        line.fill("3d6")
+    line.press("Enter")
+    expect(feed).to_have_count(3)
+    expect(line).to_have_value("")
+    with page.expect_response("**/table/odds/**"):
+        held[0].continue_()
+    page.unroute("**/table/odds/**")
+    odds = page.locator("#dice-odds")
+    expect(odds).to_contain_text("Type a line")
+    expect(odds.get_by_role("img")).to_have_count(0)
+
     # A mistake comes back as the whole box with its message; the next good line clears it.
     line.fill("2d6+")
     line.press("Enter")
     expect(page.locator("#notation-error")).to_contain_text("position 5")
-    line.fill("2d6 # third")
+    line.fill("2d6 # fourth")
     line.press("Enter")
-    expect(feed).to_have_count(3)
+    expect(feed).to_have_count(4)
     expect(page.locator("#notation-error")).to_have_count(0)
     expect(line).to_have_value("")
     assert violations == []
