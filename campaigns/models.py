@@ -164,7 +164,9 @@ class FeedEntry(models.Model):
     prev_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
-        ordering = ["campaign", "seq"]
+        # campaign_id, not campaign: the foreign key would join campaigns into every query of the feed
+        # (to order by the campaign's name) and keep it off the (campaign, seq) index.
+        ordering = ["campaign_id", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "seq"], name="one_seq_per_campaign_entry"),
             models.UniqueConstraint(

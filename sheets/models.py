@@ -29,7 +29,9 @@ class Character(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["campaign", "is_npc", "name", "pk"]
+        # campaign_id, not campaign: ordering by the foreign key itself would join the campaign's table
+        # into every query of characters, to order by the campaign's own ordering (its name).
+        ordering = ["campaign_id", "is_npc", "name", "pk"]
 
     def __str__(self) -> str:
         return self.name
