@@ -334,6 +334,27 @@ def test_the_sample_npc_is_quick_npc_form_data_the_system_stores(system):
     assert combat.npc_stats(form.cleaned_data)
 
 
+# What listing the actions open to a combatant may read: its character's sheet once, the sheet's row and
+# the child rows the actions offer (L5R's skills and weapons, FREE/FALL's gear and programs). The turn
+# panel, each odds request and each action ask for the list; forms and numbers that read the sheet again
+# each for itself cost FREE/FALL 7 queries a listing and L5R 9.
+ACTIONS_QUERY_BUDGET = 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_listing_the_actions_reads_the_sheet_once(
+    system, make_campaign, gm, player, other_player, django_assert_max_num_queries
+):
+    campaign, encounter, _ = running(system, make_campaign, gm, player, other_player)
+    encounter = campaign.encounters.get(pk=encounter.pk)  # as a view finds it, its campaign known
+    combatants = services.combatants_of(encounter)
+    character = next(c for c in combatants if c.character is not None)
+    with django_assert_max_num_queries(ACTIONS_QUERY_BUDGET):
+        offered = combat_of(system).actions(encounter, character, combatants)
+    assert offered  # a character standing in a running fight always has something to do
+
+
 @pytest.mark.django_db
 def test_place_moves_the_turn_on_with_whoever_acts_now(make_campaign):
     encounter = Encounter(campaign=make_campaign(SYSTEMS[0]), turn=1)

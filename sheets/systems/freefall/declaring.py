@@ -30,7 +30,9 @@ class Declarations:
 
     def _declaring_actions(self, encounter, actor, combatants):
         rows = actor.state.get("declaring") or []
-        left = resources_of(actor)[0].pool - sum(r["dice"] for r in rows)
+        # The sheet read once for the pool and every form below (each would read its gear and programs).
+        state = sheet_system.state(actor.character) if actor.character is not None else None
+        left = resources_of(actor, state)[0].pool - sum(r["dice"] for r in rows)
         found = []
         if left > 0:
             foes = tuple(c for c in combatants if c.side != actor.side and not self.is_out(c))
@@ -39,7 +41,7 @@ class Declarations:
                     "attack",
                     "Declare an attack",
                     needs_target=True,
-                    form_class=declaration_form(encounter, actor, attack=True),
+                    form_class=declaration_form(encounter, actor, attack=True, state=state),
                     targets=foes,
                     help=f"{left} of {left + sum(r['dice'] for r in rows)} dice left to assign.",
                     gm_fields=("difficulty",),
@@ -48,7 +50,7 @@ class Declarations:
                 Action(
                     "task",
                     "Declare an action",
-                    form_class=declaration_form(encounter, actor, attack=False),
+                    form_class=declaration_form(encounter, actor, attack=False, state=state),
                     help="Anything beyond talking or walking needs a prerequisite: the gear, the "
                     "specialty, 1 current attribute point or 1 level of harm, paid when locked in.",
                     gm_fields=("difficulty",),
@@ -59,7 +61,7 @@ class Declarations:
                     Action(
                         "hack",
                         "Declare a hack",
-                        form_class=hack_form(encounter, actor),
+                        form_class=hack_form(encounter, actor, state=state),
                         gm_fields=("difficulty",),
                         help="An active program adds its tier to every die; a natural 1 on any die "
                         "compromises it for the mission. Without one, the specialty earns the roll.",

@@ -40,6 +40,7 @@ class SheetState:
     track: freefall.HarmTrack
     gear: tuple[freefall.Gear, ...]
     armor: int
+    programs: tuple[freefall.Program, ...] = ()
 
     @property
     def pool(self) -> int:
@@ -121,7 +122,7 @@ class FreeFallFields(SheetSystem):
         sheet = character.freefall
         rows = gear_rows_of(character) if gear_rows is None else gear_rows
         gear = engine_gear(rows)
-        programs = [engine_program(p) for p in character.ff_programs.all()]
+        programs = tuple(engine_program(p) for p in character.ff_programs.all())
         permanent = freefall.Attributes(sheet.body_perm, sheet.mind_perm, sheet.ghost_perm)
         binding = freefall.binding(gear, programs)
         current_max = permanent - binding
@@ -147,6 +148,7 @@ class FreeFallFields(SheetSystem):
             track=track,
             gear=gear,
             armor=freefall.armor_value(gear),
+            programs=programs,
         )
 
     def _permanent_field(self, character, path, attribute):

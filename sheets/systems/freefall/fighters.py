@@ -14,7 +14,7 @@ from django import forms
 from campaigns.forms import WholeNumberField
 from rules import freefall
 
-from .fields import CONDITION_TO_ENGINE, engine_program
+from .fields import CONDITION_TO_ENGINE, SheetState, engine_program
 from .sheet import system as sheet_system
 
 DECLARE, RESOLVE = "declare", "resolve"
@@ -78,13 +78,16 @@ def track_json(track: freefall.HarmTrack) -> list[list[str | None]]:
     return [[s.state.value, s.kind.value if s.kind else None] for s in track.slots]
 
 
-def resources_of(combatant) -> tuple[freefall.HarmTrack, freefall.Attributes, tuple[freefall.Gear, ...], int]:
-    """Harm track, current attributes, gear and armor, from the sheet or the quick NPC's stats."""
+def resources_of(
+    combatant, state: SheetState | None = None
+) -> tuple[freefall.HarmTrack, freefall.Attributes, tuple[freefall.Gear, ...], int]:
+    """Harm track, current attributes, gear and armor, from the sheet (``state``, when the caller read
+    it already) or the quick NPC's stats."""
     if combatant.character is None:
         stats = combatant.stats
         current = freefall.Attributes(stats["body"], stats["mind"], stats["ghost"])
         return npc_track(stats), current, (), stats["av"]
-    state = sheet_system.state(combatant.character)
+    state = state or sheet_system.state(combatant.character)
     return state.track, state.current, state.gear, state.armor
 
 
@@ -155,15 +158,16 @@ class FreeFallStartForm(forms.Form):
     )
 
 
-def declaration_form(encounter, actor, *, attack: bool) -> type[forms.Form]:
-    """The form for one declared action; a player character's lists its own gear and prerequisites."""
+def declaration_form(encounter, actor, *, attack: bool, state: SheetState | None = None) -> type[forms.Form]:
+    """The form for one declared action; a player character's lists its own gear and prerequisites
+    (``state``: the character's sheet state, when the caller read it already)."""
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Attack" if attack else "", label="Action"),
         "dice": WholeNumberField(min_value=1, max_value=freefall.BASE_POOL, initial=1, label="Dice"),
         "difficulty": _difficulty_field(encounter),
     }
     if actor.character is not None:
-        gear = sheet_system.state(actor.character).gear
+        gear = (state or sheet_system.state(actor.character)).gear
         weapons = [(g.name, f"{g.name} (DV {g.dv})") for g in gear if g.dv and g.usable]
         if attack:
             # The first weapon is shown chosen, to go with the "gear" prerequisite shown beside it.
@@ -196,9 +200,10 @@ def programs_of(character) -> list[freefall.Program]:
     return [engine_program(row) for row in character.ff_programs.all()]
 
 
-def hack_form(encounter, actor) -> type[forms.Form]:
+def hack_form(encounter, actor, *, state: SheetState | None = None) -> type[forms.Form]:
     """A hack: an active program (its tier bonus) or the specialty (l.134)."""
-    active = [p for p in programs_of(actor.character) if p.active]
+    programs = state.programs if state is not None else programs_of(actor.character)
+    active = [p for p in programs if p.active]
     specialty = actor.character.freefall.specialty
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Hack", label="Action"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import prefetch_related_objects
+
 from rules import l5r
 from sheets.contract import Die
 from sheets.services import character_change
@@ -45,6 +47,9 @@ class Fighter:
 
 
 def skill_rank(character, skill: l5r.Skill) -> int:
+    # Read once per character object: a turn asks for them again and again (every fighter's Defense, each
+    # form's attack skill), and nothing in a fight changes a skill's rank.
+    prefetch_related_objects([character], "l5r_skills")
     row = next((r for r in character.l5r_skills.all() if r.name.lower() == skill.name.lower()), None)
     return row.rank if row is not None else 0
 
