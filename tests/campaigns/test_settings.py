@@ -23,19 +23,31 @@ DEPLOYMENT = {
 }
 
 
-def run_manage(*args, **env):
+def run_python(*args, **env):
     # The browser tests allow sync ORM calls in their own process; a deployment check must not see that.
     skip = {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "TABLETOP_STOCK", *DEPLOYMENT}
     full_env = {k: v for k, v in os.environ.items() if k not in skip}
     full_env.update(env)
     return subprocess.run(
-        [sys.executable, "manage.py", *args],
+        [sys.executable, *args],
         cwd=ROOT,
         env=full_env,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def run_manage(*args, **env):
+    """A management command, as a deployment runs it: the checks need the whole app loaded."""
+    return run_python("manage.py", *args, **env)
+
+
+def settings_read(code: str, **env):
+    """``code`` run where only the settings are read, as every process of a deployment reads them: the
+    values come from config/settings.py alone (a management command would load every app first, six
+    times the time, for the same values)."""
+    return run_python("-c", code, DJANGO_SETTINGS_MODULE="config.settings", **env)
 
 
 def test_https_mode_passes_check_deploy():
@@ -66,16 +78,16 @@ SHOW = (
 @pytest.mark.long
 def test_the_default_run_has_no_debug_and_a_key_of_its_own(tmp_path):
     data = tmp_path / "data"
-    result = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DATA_DIR=str(data))
+    result = settings_read(SHOW, DJANGO_DATA_DIR=str(data))
     debug, key, first_middleware, hosts, secure_cookie = result.stdout.split()
     assert debug == "False" and secure_cookie == "False"  # `make run` serves the room over plain HTTP
     assert key == (data / "secret_key").read_text()
     assert stat.S_IMODE((data / "secret_key").stat().st_mode) == 0o600
     assert first_middleware == "django.middleware.security.SecurityMiddleware"
     assert {"127.0.0.1", "localhost", "[::1]"} <= set(hosts.split(","))  # and this machine's LAN addresses
-    again = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DATA_DIR=str(data))
+    again = settings_read(SHOW, DJANGO_DATA_DIR=str(data))
     assert again.stdout.split()[1] == key
-    given = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_SECRET_KEY="e" * 50)
+    given = settings_read(SHOW, DJANGO_SECRET_KEY="e" * 50)
     assert given.stdout.split()[1] == "e" * 50
 
 
@@ -83,7 +95,7 @@ def test_the_default_run_has_no_debug_and_a_key_of_its_own(tmp_path):
 def test_workers_starting_at_once_agree_on_one_key(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in DEPLOYMENT}
     env["DJANGO_DATA_DIR"] = str(tmp_path / "data")
-    code = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY)"
+    code = "from django.conf import settings; print(settings.SECRET_KEY)"
     workers = [
         subprocess.Popen(  # noqa: S603 - this interpreter, fixed arguments
             [sys.executable, "-c", code],
@@ -102,7 +114,7 @@ def test_debug_is_asked_for_and_serves_this_machine_only():
     refused = run_manage("check", DJANGO_DEBUG="1", HOST="0.0.0.0")  # noqa: S104 - a bind refused
     assert refused.returncode != 0
     assert "serves this machine only: start it with HOST=127.0.0.1" in refused.stderr
-    result = run_manage("shell", "-v", "0", "-c", SHOW, DJANGO_DEBUG="1", HOST="127.0.0.1")
+    result = settings_read(SHOW, DJANGO_DEBUG="1", HOST="127.0.0.1")
     debug, _, first_middleware, hosts, _ = result.stdout.split()
     assert debug == "True"
     assert first_middleware == "campaigns.middleware.DebugServesLoopbackOnly"
@@ -121,7 +133,7 @@ def test_embedded_default_is_sqlite_and_in_memory_layer():
         "from django.conf import settings; "
         "print(settings.DATABASES['default']['ENGINE'], settings.CHANNEL_LAYERS['default']['BACKEND'])"
     )
-    result = run_manage("shell", "-v", "0", "-c", code)
+    result = settings_read(code)
     assert result.stdout.split() == ["django.db.backends.sqlite3", "campaigns.layers.TableChannelLayer"]
 
 
@@ -130,11 +142,7 @@ def test_urls_switch_backends():
         "from django.conf import settings; "
         "print(settings.DATABASES['default']['ENGINE'], settings.CHANNEL_LAYERS['default']['BACKEND'])"
     )
-    result = run_manage(
-        "shell",
-        "-v",
-        "0",
-        "-c",
+    result = settings_read(
         code,
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/test",
         REDIS_URL="redis://127.0.0.1:6379/0",
