@@ -9,8 +9,8 @@ import re
 import uuid
 from urllib.parse import urlencode
 
-from fixtures import BUTTONS_DRAWN, DICE_LINE, Fixtures
-from page_markup import attr
+from fixtures import DICE_LINE, Fixtures
+from page_markup import value_by_id
 
 SAMPLE_TIMEOUT = 5.0
 # The floor's work through Django's stack and nothing of the app's (bench/minimum.py).
@@ -240,9 +240,12 @@ class Server:
             fields = {"value": edit["value"], "version": str(edit["version"])}
             path = edit["url"]
         status, body = await self._client(table_id).post(path, fields, self.headers(roller))
-        if action == "sheet roll" and (drawn := BUTTONS_DRAWN.search(body.decode(errors="replace"))):
+        drawn = None
+        if action == "sheet roll":
+            drawn = value_by_id(body.decode(errors="replace"), "roll-buttons-drawn")
+        if drawn is not None:
             # An answer that redrew the buttons brings what they were drawn from, as the page keeps it.
-            self.forms[table_id]["sheet"][1]["buttons_drawn"] = attr(drawn.group(0), "value")
+            self.forms[table_id]["sheet"][1]["buttons_drawn"] = drawn
         edit = self.forms.get(table_id, {}).get("edit") if self.fixtures is not None else None
         if edit is not None and (found := VERSION.search(body)):
             # An edit's answer, and a sheet roll's, carry the sheet's version: the page keeps it for the

@@ -25,8 +25,6 @@ sys.path.insert(0, str(ROOT))  # the project: its settings, its apps, the tests'
 from tests.npcs import L5R_BANDIT  # noqa: E402 (after the path is set)
 
 DICE_LINE = "4d6kh3+2 vs 12"
-BUTTONS_DRAWN = re.compile(r'<input\b[^>]*\bid="roll-buttons-drawn"[^>]*>')
-BOX_DRAWN = re.compile(r'<input\b[^>]*\bid="dice-box-drawn"[^>]*>')
 # A quick NPC per system for the encounter row, as tests/campaigns/test_player_turns.py makes them;
 # Five by Five's has hit points enough to last the run.
 NPCS = {
@@ -46,8 +44,8 @@ NPCS = {
 def box_drawn(client, campaign_id: int) -> dict:
     """What the table page's dice box offers, as the box sends it with a roll (nothing on a commit
     before the box carried it)."""
-    found = BOX_DRAWN.search(client.get(f"/campaigns/{campaign_id}/table/").content.decode())
-    return {"box_drawn": page_markup.attr(found.group(0), "value")} if found else {}
+    drawn = page_markup.value_by_id(client.get(f"/campaigns/{campaign_id}/table/").text, "dice-box-drawn")
+    return {} if drawn is None else {"box_drawn": drawn}
 
 
 def turn_action_form(client, campaign_id: int) -> tuple[str, dict]:
@@ -155,9 +153,9 @@ class Fixtures:
         client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
         client.force_login(self.roller)
         # What the page's buttons were drawn from, which the page sends with every roll.
-        drawn = BUTTONS_DRAWN.search(client.get(character.get_absolute_url()).content.decode())
-        if drawn:  # (a commit before the buttons carried it: nothing to send)
-            data["buttons_drawn"] = page_markup.attr(drawn.group(0), "value")
+        drawn = page_markup.value_by_id(client.get(character.get_absolute_url()).text, "roll-buttons-drawn")
+        if drawn is not None:  # (a commit before the buttons carried it: nothing to send)
+            data["buttons_drawn"] = drawn
         if not check:
             return url, data
         response = client.post(url, {**data, "idempotency_key": uuid.uuid4().hex}, HTTP_HX_REQUEST="true")

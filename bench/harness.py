@@ -41,6 +41,7 @@ from page_markup import (
     inner,
     live_panels,
     shown,
+    value_by_id,
 )
 
 PLAYERS = 8
@@ -239,19 +240,18 @@ class Page:
     def sheet_roll_fields(self, data: dict) -> dict:
         """A roll button's fields as this sheet page sends them: what its buttons were drawn from, as it
         holds it now (each answer that redraws them brings a new one), and a fresh key."""
-        drawn = element_by_id(self.html, "roll-buttons-drawn")
         return {
             **data,
-            "buttons_drawn": attr(drawn, "value") if drawn else "",
+            "buttons_drawn": value_by_id(self.html, "roll-buttons-drawn") or "",
             "idempotency_key": uuid.uuid4().hex,
         }
 
     def dice_box_fields(self) -> dict:
         """A dice-box line as this table page sends it: what its box offers (kept from the page, which
         a whole box's answer redraws), a fresh key."""
-        drawn = element_by_id(self.html, "dice-box-drawn")
+        drawn = value_by_id(self.html, "dice-box-drawn")
         fields = {"notation": DICE_LINE, "visibility": "public", "idempotency_key": uuid.uuid4().hex}
-        return {**fields, "box_drawn": attr(drawn, "value")} if drawn else fields
+        return fields if drawn is None else {**fields, "box_drawn": drawn}
 
     def swapped(self, answer: str, target_id: str | None) -> None:
         """What the page does with its own click's answer: the target and any out-of-band parts."""

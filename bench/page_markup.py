@@ -55,6 +55,12 @@ def element_by_id(html: str, element_id: str) -> str | None:
     return None if found is None else element_at(html, found.start())
 
 
+def value_by_id(html: str, element_id: str) -> str | None:
+    """The value of the element with this id (a hidden input), None where the page has no such element."""
+    found = element_by_id(html, element_id)
+    return None if found is None else attr(found, "value")
+
+
 def shown(fragment: str, *, merged: bool = False) -> str:
     """What a fragment shows, for comparing two renders: tokens and OOB markers out; for a merged
     sheet, the parts table.js keeps as they were (their ids only)."""

@@ -68,8 +68,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
-    from fixtures import BUTTONS_DRAWN, NPCS, box_drawn, turn_action_form
-    from page_markup import attr
+    from fixtures import NPCS, box_drawn, turn_action_form
+    from page_markup import value_by_id
     from pyinstrument import Profiler
 
     from campaigns import realtime
@@ -105,7 +105,7 @@ def main() -> None:
     box = box_drawn(client, campaign.pk)  # what the table page's dice box offers, sent with each line
     # What the sheet's buttons were drawn from, which the page sends with every roll.
     sheet_page = client.get(character.get_absolute_url()).text
-    data["buttons_drawn"] = attr(BUTTONS_DRAWN.search(sheet_page).group(0), "value")
+    data["buttons_drawn"] = value_by_id(sheet_page, "roll-buttons-drawn")
     from config.asgi import application, django_asgi_app
 
     loop = asyncio.new_event_loop()
@@ -176,8 +176,8 @@ def main() -> None:
             # Built here, the deferred ones too: the server builds them on the request's thread as well.
             loop.run_until_complete(realtime.send_collected(realtime.build_later(broadcasts)))
             spent = time.perf_counter() - wall, time.process_time() - cpu
-            if drawn := BUTTONS_DRAWN.search(response.content.decode()):
-                data["buttons_drawn"] = attr(drawn.group(0), "value")  # as the page keeps it
+            if (drawn := value_by_id(response.content.decode(), "roll-buttons-drawn")) is not None:
+                data["buttons_drawn"] = drawn  # as the page keeps it
             refused = re.findall(rb'role="alert"[^<]*>[^<]*', response.content)
             assert response.status_code == 200, (url, response.status_code, refused)
             return spent
