@@ -1,3 +1,4 @@
+import functools
 import re
 
 from crispy_forms.helper import FormHelper
@@ -104,13 +105,23 @@ class IdField(WholeNumberField):
         super().__init__(min_value=1, **kwargs)
 
 
+# Reading a number outside a form, a field is made once per bounds (cleaning changes nothing on it):
+# every id in a URL is read through row_id (IdConverter), and a sheet's rows each time it is drawn.
+@functools.cache
+def _whole_number_field(min_value, max_value) -> WholeNumberField:
+    return WholeNumberField(min_value=min_value, max_value=max_value, required=False)
+
+
+_ROW_ID_FIELD = IdField(required=False)
+
+
 def whole_number(text, *, min_value=None, max_value=None) -> int | None:
     """A number a client sent outside any form (a key, a path), read as WholeNumberField reads it.
 
     None for blank or for anything that field refuses ("²", "٣", "1e9", a number past its bounds).
     """
     try:
-        return WholeNumberField(min_value=min_value, max_value=max_value, required=False).clean(text)
+        return _whole_number_field(min_value, max_value).clean(text)
     except ValidationError:
         return None
 
@@ -118,7 +129,7 @@ def whole_number(text, *, min_value=None, max_value=None) -> int | None:
 def row_id(text) -> int | None:
     """The id of a row a client named outside any form, read as IdField reads it; None if it is none."""
     try:
-        return IdField(required=False).clean(text)
+        return _ROW_ID_FIELD.clean(text)
     except ValidationError:
         return None
 

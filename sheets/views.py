@@ -39,11 +39,12 @@ TYPED_ECHO_LIMIT = 5000  # above every text field's limit, so a refused text com
 
 def _options(system, character, data):
     """The options form and its cleaned values (None when invalid); defaults when ``data`` has none."""
+    if data is not None:
+        form = compact(system.options_form(character=character, data=data))
+        if any(name in data for name in form.fields):
+            return form, (form.cleaned_data if form.is_valid() else None)
     form = compact(system.options_form(character=character))
-    if data is None or not any(name in data for name in form.fields):
-        return form, {name: field.initial for name, field in form.fields.items()}
-    form = compact(system.options_form(character=character, data=data))
-    return form, (form.cleaned_data if form.is_valid() else None)
+    return form, {name: field.initial for name, field in form.fields.items()}
 
 
 def _buttons_drawn(character, options) -> str:
