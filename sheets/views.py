@@ -75,7 +75,9 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
     system = system_for(character.campaign)
     form, options = _options(system, character, options_data)
     drawn = _buttons_drawn(character, options)
-    draw = options is not None and drawn != page_buttons
+    redraw = drawn != page_buttons
+    # Options the form refuses price nothing: the buttons wait for options they can be priced with.
+    draw = redraw and options is not None
     return {
         "character": character,
         "campaign": character.campaign,
@@ -87,7 +89,7 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
         "buttons": system.buttons(character, options) if draw else [],
         "roll_summary": system.roll_summary(character, options) if draw else None,
         "buttons_drawn": drawn,
-        "redraw_buttons": drawn != page_buttons,
+        "redraw_buttons": redraw,
         "visibility_form": compact(RollVisibilityForm()),
         "roll_key": uuid.uuid4().hex,
         "name_field": edit.base_field(character, "name"),
