@@ -26,6 +26,7 @@ from campaigns.services import feed_entry_create
 from campaigns.systems import SHOW_NPC_NUMBERS
 from rules.dice import Roller, RulesError
 from sheets.combat import EncounterError, RollResult, Side, is_npc
+from sheets.history import system_relations
 from sheets.registry import combat_for
 
 from .forms import cleaned, with_initial
@@ -105,9 +106,15 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
 
 
 def combatants_of(encounter: Encounter) -> list[Combatant]:
-    return list(
-        encounter.combatants.select_related("character", "character__campaign").order_by("position", "pk")
+    # Each character's sheet row comes joined: the system reads it for every combatant it lists, prices
+    # or sums up, which was a query per character each time the fight was read.
+    sheets = (
+        f"character__{relation.get_accessor_name()}"
+        for relation in system_relations(encounter.campaign.system)
+        if relation.one_to_one
     )
+    related = encounter.combatants.select_related("character", "character__campaign", *sheets)
+    return list(related.order_by("position", "pk"))
 
 
 @transaction.atomic

@@ -8,6 +8,7 @@ way, whichever system's code made them.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections.abc import Iterator
@@ -28,18 +29,24 @@ from .registry import is_system_model
 CHARACTER_FIELDS = ("name", "notes")
 
 
+@functools.cache
+def system_relations(system: str) -> tuple:
+    """The relations from a character to the rows of the game system ``system`` (its one-to-one sheet
+    and its child rows)."""
+    return tuple(
+        relation
+        for relation in Character._meta.related_objects
+        if relation.related_model._meta.app_label == system and is_system_model(relation.related_model)
+    )
+
+
 def sheet_relations(character: Character) -> list:
     """The relations from a character to its own system's rows (one-to-one sheets and child rows).
 
     Only the campaign's system: a character has no rows in any other system's tables, and asking
     each of them cost a query per table on every snapshot.
     """
-    return [
-        relation
-        for relation in Character._meta.related_objects
-        if relation.related_model._meta.app_label == character.campaign.system
-        and is_system_model(relation.related_model)
-    ]
+    return list(system_relations(character.campaign.system))
 
 
 def load_sheet_rows(character: Character) -> Character:

@@ -28,6 +28,7 @@ from play.forms import initial_data
 from play.models import Combatant, Encounter
 from sheets.combat import EncounterError, Side
 from sheets.demo import load_demo_characters
+from sheets.history import system_relations
 from sheets.registry import game_systems
 from tests.campaigns.encounter import roller
 from tests.campaigns.test_consumers import open_socket
@@ -353,6 +354,24 @@ def test_listing_the_actions_reads_the_sheet_once(
     with django_assert_max_num_queries(ACTIONS_QUERY_BUDGET):
         offered = combat_of(system).actions(encounter, character, combatants)
     assert offered  # a character standing in a running fight always has something to do
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_the_fight_is_read_in_one_query_with_each_characters_sheet_row(
+    system, make_campaign, gm, player, other_player, django_assert_num_queries
+):
+    """Every panel, turn and action reads the fight through ``combatants_of``: a character's sheet row
+    comes with it, where each system read it again for every character it listed or priced."""
+    campaign, encounter, _ = running(system, make_campaign, gm, player, other_player)
+    encounter = campaign.encounters.get(pk=encounter.pk)
+    (sheet,) = [r.get_accessor_name() for r in system_relations(system) if r.one_to_one]
+    with django_assert_num_queries(1):
+        combatants = services.combatants_of(encounter)
+    characters = [c.character for c in combatants if c.character is not None]
+    with django_assert_num_queries(0):
+        rows = [getattr(character, sheet) for character in characters]
+    assert [row.character_id for row in rows] == [character.pk for character in characters] != []
 
 
 @pytest.mark.django_db
