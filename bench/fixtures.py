@@ -143,7 +143,7 @@ class Fixtures:
         from sheets.registry import system_for
 
         found = {"pk": character_id} if character_id else {"campaign_id": campaign_id}
-        character = Character.objects.select_related("campaign").get(**found)
+        character = Character.objects.select_related("campaign", "owner").get(**found)
         system = system_for(character.campaign)
         form = system.options_form(character=character)
         options = {name: field.initial for name, field in form.fields.items()}
@@ -151,7 +151,7 @@ class Fixtures:
         data = {**as_posted(options), "visibility": "public"}
         url = f"/characters/{character.pk}/roll/{key}/"
         client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
-        client.force_login(self.roller)
+        client.force_login(character.owner)  # at a full table, each sheet is its own player's
         # What the page's buttons were drawn from, which the page sends with every roll.
         drawn = page_markup.value_by_id(client.get(character.get_absolute_url()).text, "roll-buttons-drawn")
         if drawn is not None:  # (a commit before the buttons carried it: nothing to send)
