@@ -55,7 +55,7 @@ from sheets.combat import Action, CombatRules, RollResult, for_players, is_npc
 from sheets.services import character_change
 
 from .declaring import Declarations
-from .fields import engine_program
+from .fields import engine_program, programs_of
 from .fighters import (
     DECLARE,
     RESOLVE,
@@ -63,7 +63,6 @@ from .fighters import (
     FreeFallStartForm,
     declaration_seats,
     mitigate_form,
-    programs_of,
     resolve_form,
     resources_of,
     row_text,

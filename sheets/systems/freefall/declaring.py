@@ -11,13 +11,13 @@ from rules import freefall
 from sheets.combat import Action, EncounterError, RollResult, for_players, is_npc
 from sheets.services import character_change
 
+from .fields import programs_of
 from .fighters import (
     PLAIN,
     UNARMED_DV,
     declaration_form,
     engine_action,
     hack_form,
-    programs_of,
     resources_of,
     row_text,
 )

@@ -96,6 +96,10 @@ def engine_program(row: FreeFallProgram) -> freefall.Program:
     return freefall.Program(name=row.name, type=row.type, tier=row.tier, compromised=row.compromised)
 
 
+def programs_of(character) -> list[freefall.Program]:
+    return [engine_program(row) for row in character.ff_programs.all()]
+
+
 class FreeFallFields(SheetSystem):
     """The sheet's derived numbers, its editable fields and what an edit of each may change."""
 
@@ -122,7 +126,7 @@ class FreeFallFields(SheetSystem):
         sheet = character.freefall
         rows = gear_rows_of(character) if gear_rows is None else gear_rows
         gear = engine_gear(rows)
-        programs = tuple(engine_program(p) for p in character.ff_programs.all())
+        programs = tuple(programs_of(character))
         permanent = freefall.Attributes(sheet.body_perm, sheet.mind_perm, sheet.ghost_perm)
         binding = freefall.binding(gear, programs)
         current_max = permanent - binding

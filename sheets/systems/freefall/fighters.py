@@ -14,7 +14,7 @@ from django import forms
 from campaigns.forms import WholeNumberField
 from rules import freefall
 
-from .fields import CONDITION_TO_ENGINE, SheetState, engine_program
+from .fields import CONDITION_TO_ENGINE, SheetState
 from .sheet import system as sheet_system
 
 DECLARE, RESOLVE = "declare", "resolve"
@@ -158,16 +158,16 @@ class FreeFallStartForm(forms.Form):
     )
 
 
-def declaration_form(encounter, actor, *, attack: bool, state: SheetState | None = None) -> type[forms.Form]:
+def declaration_form(encounter, actor, *, attack: bool, state: SheetState | None) -> type[forms.Form]:
     """The form for one declared action; a player character's lists its own gear and prerequisites
-    (``state``: the character's sheet state, when the caller read it already)."""
+    (``state``: that character's sheet state, None for a quick NPC)."""
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Attack" if attack else "", label="Action"),
         "dice": WholeNumberField(min_value=1, max_value=freefall.BASE_POOL, initial=1, label="Dice"),
         "difficulty": _difficulty_field(encounter),
     }
     if actor.character is not None:
-        gear = (state or sheet_system.state(actor.character)).gear
+        gear = state.gear
         weapons = [(g.name, f"{g.name} (DV {g.dv})") for g in gear if g.dv and g.usable]
         if attack:
             # The first weapon is shown chosen, to go with the "gear" prerequisite shown beside it.
@@ -196,14 +196,10 @@ def declaration_form(encounter, actor, *, attack: bool, state: SheetState | None
     return type("FreeFallAttackForm" if attack else "FreeFallTaskForm", (forms.Form,), fields)
 
 
-def programs_of(character) -> list[freefall.Program]:
-    return [engine_program(row) for row in character.ff_programs.all()]
-
-
-def hack_form(encounter, actor, *, state: SheetState | None = None) -> type[forms.Form]:
-    """A hack: an active program (its tier bonus) or the specialty (l.134)."""
-    programs = state.programs if state is not None else programs_of(actor.character)
-    active = [p for p in programs if p.active]
+def hack_form(encounter, actor, *, state: SheetState) -> type[forms.Form]:
+    """A hack, a character's (``state``: its sheet state): an active program (its tier bonus) or the
+    specialty (l.134)."""
+    active = [p for p in state.programs if p.active]
     specialty = actor.character.freefall.specialty
     fields: dict[str, forms.Field] = {
         "name": forms.CharField(max_length=40, initial="Hack", label="Action"),
