@@ -185,6 +185,26 @@
     });
   });
 
+  // What was typed before htmx arrived (a slow phone) or put back by the browser (back, reload) was
+  // heard by no live preview: the builders' pools and points, the sheet's roll options, a turn's odds.
+  // Once htmx has set up the page, each such field says it changed, and its preview asks the server.
+  function changedSinceDrawn(field) {
+    if (field.type === "checkbox" || field.type === "radio") { return field.checked !== field.defaultChecked; }
+    if (field.tagName === "SELECT") {
+      var options = Array.prototype.slice.call(field.options);
+      if (field.multiple) { return options.some(function (option) { return option.selected !== option.defaultSelected; }); }
+      var drawn = options.map(function (option) { return option.defaultSelected; }).lastIndexOf(true);
+      return field.selectedIndex !== (drawn === -1 ? 0 : drawn);  // none marked: the first one shows
+    }
+    return field.type !== "file" && field.value !== field.defaultValue;
+  }
+  htmx.onLoad(function (content) {
+    if (content !== document.body) { return; }
+    content.querySelectorAll("input, select, textarea").forEach(function (field) {
+      if (changedSinceDrawn(field)) { field.dispatchEvent(new Event("change", { bubbles: true })); }
+    });
+  });
+
   // Copy buttons ([data-copy] names the input): the clipboard API where the page is a secure context
   // (https, localhost), else the input's selection copied, as a LAN game over plain http needs.
   document.addEventListener("click", function (event) {

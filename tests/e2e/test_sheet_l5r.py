@@ -1,6 +1,7 @@
 """A player builds an L5R character in the browser, edits it in place and rolls from the sheet."""
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from campaigns.models import FeedEntry
@@ -129,3 +130,22 @@ def test_keep_other_dice_then_try_again(new_page, make_campaign, player, monkeyp
     expect(page.locator("#roll-result")).to_contain_text("Second attempt, TN 15 + 10: 26 vs TN 25")
     last = FeedEntry.objects.latest("seq")
     assert last.result["total"] == 26 and last.result["tn"] == 25
+
+
+def test_a_pool_typed_before_the_pages_scripts_arrive_is_worked_out_once_they_do(new_page, l5r_table, player):
+    """A slow phone: the builder is drawn and typed into while htmx is still on its way, so no preview
+    heard the typing. Once htmx has set the page up, the changed fields are sent and the pool follows."""
+    page = new_page()
+    log_in(page, player.username, PASSWORD)
+    held = []  # htmx's script, kept waiting until the typing is done
+    page.route("**/django_htmx/htmx-*.js", lambda route: held.append(route))
+    page.goto(reverse("character_new", args=[l5r_table.pk]), wait_until="commit")
+    page.locator("#id_agility").fill("6")
+    page.locator("#id_skill_kenjutsu").fill("7")
+    assert len(held) == 1, "the page asked for htmx before its body was drawn"
+    preview = page.locator("#pool-preview-skill_kenjutsu")
+    expect(preview).to_have_text("2k2 unskilled")  # as drawn: nothing has worked it out yet
+    preview_url = reverse("l5r_builder_preview", args=[l5r_table.pk])
+    with page.expect_response(lambda response: response.url.endswith(preview_url)):
+        held[0].continue_()
+    expect(preview).to_have_text("13k6 → 10k7")
