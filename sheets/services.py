@@ -226,12 +226,17 @@ def _roll_kept_back(character, system, key, options, roller) -> tuple[RollResult
     try:
         outcome: RollResult = system.roll(character, key, options, roller)
         after = snapshot(character, reread=False)
-    finally:
+    except BaseException:
         transaction.savepoint_rollback(savepoint)
-        forget_sheet_rows(character)  # the instances in memory hold what was just undone
+        forget_sheet_rows(character)  # the instances in memory may hold what was just undone
+        raise
+    transaction.savepoint_rollback(savepoint)
     changed_before, changed_after = diff(before, after)
     if not changed_before:
+        # The rows in memory still hold every value they held before the roll, which is what is saved:
+        # they serve the answer as they are.
         return outcome, None
+    forget_sheet_rows(character)  # the instances in memory hold what was just undone
     return outcome, {
         "before": changed_before,
         "after": changed_after,

@@ -33,6 +33,10 @@ SYSTEMS = [config.label for config in game_systems()]
 COUNTER_EXTRA = 1 if settings.TABLETOP_STOCK else 0
 DICE_BOX_BUDGET = 6 + COUNTER_EXTRA
 SHEET_ROLL_BUDGET = 8 + 2 * COUNTER_EXTRA
+# A hidden roll (who may see the sheet may not see the roll) changes nothing when made: in place of the
+# version's UPDATE, a read of it and the savepoint its trial roll is undone in. Rows it left as they were
+# serve the answer without a second read.
+HIDDEN_SHEET_ROLL_BUDGET = 10 + COUNTER_EXTRA
 SHEET_PAGE_BUDGET = 10
 # The sheet's name saved in place (bench/table.py's in-place edit): the user, the character, the
 # version, the system's rows once (both history snapshots and the answer read them), the name, the
@@ -136,6 +140,20 @@ def test_sheet_roll(system_key, character, player, client_for, fixed_dice, djang
     assert entry.character_id == character.pk and entry.request
     # The answer shows the version the roll moved the sheet to.
     assert f'value="{fresh(character).version}"' in response.content.decode()
+
+
+def test_hidden_sheet_roll(character, player, client_for, fixed_dice, django_assert_max_num_queries):
+    system = system_of(character.campaign.system)
+    client = client_for(player)
+    client.get(character.get_absolute_url())
+    fixed_dice(*FACES)
+    url = reverse("sheet_roll", args=[character.pk, first_key(system, character)])
+    version = fresh(character).version
+    with django_assert_max_num_queries(HIDDEN_SHEET_ROLL_BUDGET + transaction_brackets()):
+        response = client.post(url, {"visibility": "blind", "idempotency_key": key()}, **HTMX)
+    assert response.status_code == 200, response.content[:500]
+    assert FeedEntry.objects.get().visibility == "blind"
+    assert fresh(character).version == version  # nothing on the sheet moved
 
 
 def test_name_edit_in_place(character, player, client_for, django_assert_max_num_queries):
