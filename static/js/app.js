@@ -188,21 +188,36 @@
   // What was typed before htmx arrived (a slow phone) or put back by the browser (back, reload) was
   // heard by no live preview: the builders' pools and points, the sheet's roll options, a turn's odds.
   // Once htmx has set up the page, each such field says it changed, and its preview asks the server.
+  // Only fields a preview listens to (an hx-trigger on change or input): elsewhere a value a script
+  // set at load (a saved preference) is no one's typing.
   function changedSinceDrawn(field) {
     if (field.type === "checkbox" || field.type === "radio") { return field.checked !== field.defaultChecked; }
     if (field.tagName === "SELECT") {
       var options = Array.prototype.slice.call(field.options);
       if (field.multiple) { return options.some(function (option) { return option.selected !== option.defaultSelected; }); }
       var drawn = options.map(function (option) { return option.defaultSelected; }).lastIndexOf(true);
-      return field.selectedIndex !== (drawn === -1 ? 0 : drawn);  // none marked: the first one shows
+      // None marked: the browser shows the first one that may be chosen.
+      if (drawn === -1) { drawn = options.findIndex(function (option) { return !option.disabled; }); }
+      return field.selectedIndex !== drawn;
     }
     return field.type !== "file" && field.value !== field.defaultValue;
   }
   htmx.onLoad(function (content) {
     if (content !== document.body) { return; }
-    content.querySelectorAll("input, select, textarea").forEach(function (field) {
-      if (changedSinceDrawn(field)) { field.dispatchEvent(new Event("change", { bubbles: true })); }
+    var resent = [];
+    content.querySelectorAll("[hx-trigger]").forEach(function (live) {
+      if (!/\b(change|input)\b/.test(live.getAttribute("hx-trigger"))) { return; }
+      var fields = Array.prototype.slice.call(live.querySelectorAll("input, select, textarea"));
+      if (live.matches("input, select, textarea")) { fields.push(live); }
+      fields.forEach(function (field) {
+        if (!changedSinceDrawn(field) || resent.indexOf(field) !== -1) { return; }
+        resent.push(field);
+        field.dispatchEvent(new Event("change", { bubbles: true }));
+      });
     });
+    // Read by the browser tests: on a page nobody typed into, nothing may look typed (a field wrongly
+    // taken as changed would hold back the sheet's live refresh as unsaved work).
+    window.tabletop.resentAtLoad = resent.map(function (field) { return field.id || field.name; });
   });
 
   // Copy buttons ([data-copy] names the input): the clipboard API where the page is a secure context

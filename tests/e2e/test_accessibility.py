@@ -112,6 +112,10 @@ def audit(page, url: str, status: int = 200) -> list[str]:
                 problems.append(
                     f"{url}: {violation['impact']} {violation['id']}: {violation['help']} at {where}"
                 )
+        # app.js sends again what was typed before htmx arrived; here nobody typed.
+        page.wait_for_function("() => Array.isArray((window.tabletop || {}).resentAtLoad)")
+        for field in page.evaluate("window.tabletop.resentAtLoad"):
+            problems.append(f"{url}: {field!r} looked typed into before the page's scripts ran")
         for element_id in page.evaluate(DUPLICATE_IDS):
             problems.append(f"{url}: the id {element_id!r} is used more than once")
         problems += [f"{url}: CSP: {text}" for text in csp]
