@@ -66,7 +66,9 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
     """What the sheet and its partials show. ``panels=False`` for a partial that shows none of them.
 
     ``page_buttons``: what the page's roll buttons were drawn from (:func:`_buttons_drawn`), where a
-    partial redraws them only if they changed; ``redraw_buttons`` says whether they did.
+    partial redraws them only if they changed; ``redraw_buttons`` says whether they did. When they did
+    not, nothing the sheet shows moved either (the sheet's values are what they were drawn from), so
+    the sheet's own parts are left out: a system's out-of-band parts would repeat what the page shows.
 
     The system rows are fetched once here (one query per table); the system's context and buttons
     read them from the character's caches.
@@ -78,28 +80,32 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
     redraw = drawn != page_buttons
     # Options the form refuses price nothing: the buttons wait for options they can be priced with.
     draw = redraw and options is not None
-    return {
+    context = {
         "character": character,
         "campaign": character.campaign,
         "system": system,
         "can_edit": character.can_edit(request.user),
         "is_gm": character.campaign.is_gm(request.user),
-        "writable": policy.writable_kinds(request.user, character),
         "options_form": form,
         "buttons": system.buttons(character, options) if draw else [],
         "roll_summary": system.roll_summary(character, options) if draw else None,
         "buttons_drawn": drawn,
         "redraw_buttons": redraw,
-        "visibility_form": compact(RollVisibilityForm()),
         "roll_key": uuid.uuid4().hex,
-        "name_field": edit.base_field(character, "name"),
-        "notes_field": edit.base_field(character, "notes"),
         "panels": hooks.render_panels(hooks.SHEET, request, campaign=character.campaign, character=character)
         if panels
         else "",
-        **_xp_context(request, system, character),
-        **system.context(character),
     }
+    if redraw:
+        context.update(
+            writable=policy.writable_kinds(request.user, character),
+            visibility_form=compact(RollVisibilityForm()),
+            name_field=edit.base_field(character, "name"),
+            notes_field=edit.base_field(character, "notes"),
+            **_xp_context(request, system, character),
+            **system.context(character),
+        )
+    return context
 
 
 def _xp_context(request, system, character):

@@ -2,8 +2,9 @@
 
 The buttons carry what they were drawn from (the sheet's values, the campaign's options, the roll
 options) and every roll button sends it back (sheets/_parts.html). A roll that changed none of it is
-answered without them: the page's are still right. Anything else (a roll that changed the sheet, an
-edit made elsewhere, other options, a house rule switched) brings them back, drawn afresh.
+answered without them: the page's are still right, and so is every other part of the sheet, so the
+system's out-of-band parts stay out too. Anything else (a roll that changed the sheet, an edit made
+elsewhere, other options, a house rule switched) brings them back, drawn afresh.
 """
 
 import re
@@ -20,6 +21,7 @@ from .conftest import HTMX
 
 DRAWN = re.compile(r'<input type="hidden" id="roll-buttons-drawn" name="buttons_drawn" value="([0-9a-f]+)">')
 BUTTONS_OOB = 'id="roll-buttons" hx-swap-oob'
+TOKEN_OOB = 'id="fbf-token" hx-swap-oob'  # Five by Five's doubles token, beside the sheet's descriptors
 
 
 def drawn_on(body: str) -> str:
@@ -52,6 +54,7 @@ def test_a_roll_that_changes_nothing_leaves_the_buttons_alone(sheet, fixed_dice)
     fixed_dice(5, 2)  # five-by-five-2.5.txt: no doubles, no token; the sheet holds still
     body = roll(client, character, chef(character), drawn)
     assert "roll-result" in body and BUTTONS_OOB not in body and 'data-roll-key="' not in body
+    assert TOKEN_OOB not in body  # the token the page shows is still the saved one
     # The version still moved (the roll claimed the row), yet the buttons' source did not.
     fixed_dice(6, 1)
     assert BUTTONS_OOB not in roll(client, character, chef(character), drawn)
@@ -62,6 +65,7 @@ def test_a_roll_that_changes_the_sheet_draws_them_again(sheet, fixed_dice):
     fixed_dice(3, 3)  # five-by-five-2.5.txt: doubles give the roller a token
     body = roll(client, character, chef(character), drawn)
     assert BUTTONS_OOB in body and FiveByFiveSheet.objects.get(character=character).doubles_token
+    assert TOKEN_OOB in body  # and the token gained shows beside the descriptors
     fresh = drawn_on(body)
     assert fresh != drawn
     # The page keeps the new one; the next quiet roll leaves those buttons alone.
