@@ -316,6 +316,11 @@ WHITENOISE_USE_FINDERS = not HTTPS
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Inputs and selects drawn without a template each (campaigns/form_renderer.py); part of the speed layer.
+FORM_RENDERER = (
+    "django.forms.renderers.DjangoTemplates" if TABLETOP_STOCK else "campaigns.form_renderer.FormRenderer"
+)
+
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
 

@@ -20,6 +20,8 @@ print(handler.__module__ + "." + handler.__name__)
 print(type(get_channel_layer()).__module__ + "." + type(get_channel_layer()).__name__)
 print(sorted(TableConsumer._WITHOUT_HOP))
 print(gc.get_freeze_count() > 0)
+from django.forms.renderers import get_default_renderer
+print(type(get_default_renderer()).__module__ + "." + type(get_default_renderer()).__name__)
 """
 
 
@@ -31,7 +33,7 @@ def parts(stock: bool) -> list[str]:
         [sys.executable, "-c", PARTS], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout.split("\n")[:4]
+    return done.stdout.split("\n")[:5]
 
 
 @pytest.mark.parametrize(
@@ -39,9 +41,24 @@ def parts(stock: bool) -> list[str]:
     [
         (
             True,
-            ["django.core.handlers.asgi.ASGIHandler", "channels.layers.InMemoryChannelLayer", "[]", "False"],
+            [
+                "django.core.handlers.asgi.ASGIHandler",
+                "channels.layers.InMemoryChannelLayer",
+                "[]",
+                "False",
+                "django.forms.renderers.DjangoTemplates",
+            ],
         ),
-        (False, ["config.asgi.OneHopHandler", "campaigns.layers.TableChannelLayer", None, "True"]),
+        (
+            False,
+            [
+                "config.asgi.OneHopHandler",
+                "campaigns.layers.TableChannelLayer",
+                None,
+                "True",
+                "campaigns.form_renderer.FormRenderer",
+            ],
+        ),
     ],
 )
 def test_each_part_of_the_speed_layer_follows_the_switch(stock, expected):
