@@ -14,21 +14,34 @@ from collections.abc import Collection
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_objects
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
 from . import hooks
 from .models import WHISPER, Campaign, FeedEntry, Membership, Visibility, WhisperRecipient
+from .prepared import PreparedQuery
 
 
 def campaigns_visible_to(user) -> QuerySet[Campaign]:
     if not user.is_authenticated:
         return Campaign.objects.none()
-    return Campaign.objects.filter(Q(gm=user) | Q(memberships__user=user)).distinct()
+    return campaigns_seating(user.pk)
+
+
+def campaigns_seating(user_id: int) -> QuerySet[Campaign]:
+    """The tables a user sits at, as their GM or one of their players: who may see a table's page."""
+    return Campaign.objects.filter(Q(gm_id=user_id) | Q(memberships__user_id=user_id)).distinct()
+
+
+@PreparedQuery
+def _campaign_seating(user_id: int, campaign_id: int):
+    return campaigns_seating(user_id).select_related("gm").filter(pk=campaign_id)
 
 
 def campaign_for_member(user, campaign_id: int) -> Campaign:
     """The campaign if the user is its GM or a player; otherwise 404, so existence never leaks."""
-    return get_object_or_404(campaigns_visible_to(user).select_related("gm"), pk=campaign_id)
+    found = _campaign_seating(user.pk, campaign_id) if user.is_authenticated else []
+    if not found:
+        raise Http404("No such campaign.")
+    return found[0]
 
 
 def campaign_for_gm(user, campaign_id: int) -> Campaign:

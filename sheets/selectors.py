@@ -2,12 +2,19 @@
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
 from campaigns.hooks import RollSubject
-from campaigns.selectors import campaigns_visible_to
+from campaigns.prepared import PreparedQuery
+from campaigns.selectors import campaigns_seating
 
 from .models import Character
+
+
+@PreparedQuery
+def _character_seating(user_id: int, character_id: int):
+    return Character.objects.select_related("campaign", "campaign__gm", "owner").filter(
+        campaign__in=campaigns_seating(user_id), pk=character_id
+    )
 
 
 def character_for_viewer(user, character_id: int) -> Character:
@@ -15,15 +22,10 @@ def character_for_viewer(user, character_id: int) -> Character:
 
     NPCs are the GM's secret: players get 404 for them too.
     """
-    character = get_object_or_404(
-        Character.objects.select_related("campaign", "campaign__gm", "owner").filter(
-            campaign__in=campaigns_visible_to(user)
-        ),
-        pk=character_id,
-    )
-    if character.is_npc and not character.campaign.is_gm(user):
+    found = _character_seating(user.pk, character_id) if user.is_authenticated else []
+    if not found or (found[0].is_npc and not found[0].campaign.is_gm(user)):
         raise Http404("No such character.")
-    return character
+    return found[0]
 
 
 def character_for_editor(user, character_id: int, *, system: str | None = None) -> Character:

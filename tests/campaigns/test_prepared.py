@@ -1,0 +1,117 @@
+"""campaigns/prepared.py: a look-up compiled once answers as its queryset would, seat by seat, with
+every column converted and every joined row in place, on whichever database the run uses."""
+
+import threading
+
+import pytest
+from django.db import connection
+from django.db.models import F
+from django.forms.models import model_to_dict
+
+from campaigns.prepared import PreparedQuery
+from campaigns.selectors import _campaign_seating, campaigns_seating
+from sheets.demo import load_demo_characters
+from sheets.models import Character
+from sheets.selectors import _character_seating
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def values(obj) -> dict:
+    """Every column of a row, as the model holds it after conversion (datetimes, JSON, booleans)."""
+    return {field.attname: getattr(obj, field.attname) for field in obj._meta.concrete_fields}
+
+
+def same_rows(prepared: list, built: list) -> None:
+    assert [values(obj) for obj in prepared] == [values(obj) for obj in built]
+    assert all(obj._state.db == "default" and not obj._state.adding for obj in prepared)
+
+
+@pytest.fixture
+def table(make_campaign, gm, player, other_player):
+    campaign = make_campaign("l5r", players=[player], name="Winter Court")
+    campaign.options = {"l5r_starting_xp": 150}  # a JSON column to convert
+    campaign.save()
+    load_demo_characters(campaign, players=[player])
+    npc = Character.objects.create(campaign=campaign, owner=gm, name="Bandit", is_npc=True)
+    return campaign, campaign.characters.get(owner=player), npc
+
+
+def test_a_character_is_read_for_each_seat_as_its_queryset_reads_it(table, gm, player, other_player):
+    campaign, character, npc = table
+    for user in (gm, player, other_player):
+        for wanted in (character.pk, npc.pk, 10**9):
+            built = list(
+                Character.objects.select_related("campaign", "campaign__gm", "owner").filter(
+                    campaign__in=campaigns_seating(user.pk), pk=wanted
+                )
+            )
+            prepared = _character_seating(user.pk, wanted)
+            same_rows(prepared, built)
+            for got, expected in zip(prepared, built, strict=True):
+                same_rows(
+                    [got.campaign, got.campaign.gm, got.owner],
+                    [expected.campaign, expected.campaign.gm, expected.owner],
+                )
+    assert _character_seating(other_player.pk, character.pk) == []  # not at the table
+
+
+def test_the_joined_rows_come_with_it(table, player, django_assert_num_queries):
+    _, character, _ = table
+    with django_assert_num_queries(1):
+        found = _character_seating(player.pk, character.pk)[0]
+        assert (found.campaign.gm.username, found.owner.username) == ("gm", "player")
+    assert found.campaign.options == {"l5r_starting_xp": 150}
+    assert found.created_at == Character.objects.get(pk=character.pk).created_at  # an aware datetime
+
+
+def test_a_campaign_is_read_for_each_seat_as_its_queryset_reads_it(table, gm, player, other_player):
+    campaign, _, _ = table
+    for user in (gm, player, other_player):
+        for wanted in (campaign.pk, 10**9):
+            built = list(campaigns_seating(user.pk).select_related("gm").filter(pk=wanted))
+            prepared = _campaign_seating(user.pk, wanted)
+            same_rows(prepared, built)
+            assert [model_to_dict(c.gm) for c in prepared] == [model_to_dict(c.gm) for c in built]
+
+
+def test_each_call_runs_the_sql_compiled_once_with_its_own_ids(table, player, settings):
+    settings.TABLETOP_STOCK = False  # the speed layer's own path, in CI's stock-mode pass too
+    _, character, _ = table
+    _character_seating(player.pk, character.pk)
+    compiled = _character_seating._by_alias["default"]
+    assert _character_seating(player.pk, character.pk)[0].pk == character.pk
+    assert _character_seating._by_alias["default"] is compiled
+    seen = []
+    with connection.execute_wrapper(
+        lambda run, sql, params, *rest: seen.append((sql, params)) or run(sql, params, *rest)
+    ):
+        _character_seating(player.pk, character.pk)
+    assert seen == [(compiled.sql, [player.pk, player.pk, character.pk])]
+
+
+def test_another_thread_uses_its_own_connection(table, player):
+    _, character, _ = table
+    _character_seating(player.pk, character.pk)  # compiled on this thread
+    found = []
+    worker = threading.Thread(target=lambda: found.extend(_character_seating(player.pk, character.pk)))
+    worker.start()
+    worker.join()
+    assert [c.pk for c in found] == [character.pk]
+
+
+def test_stock_mode_builds_the_queryset_every_time(table, player, settings):
+    _, character, _ = table
+    settings.TABLETOP_STOCK = True
+    fresh = PreparedQuery(_character_seating.build)
+    assert [c.pk for c in fresh(player.pk, character.pk)] == [character.pk]
+    assert fresh._by_alias == {}
+
+
+def test_an_argument_the_sql_does_not_take_is_refused(settings):
+    settings.TABLETOP_STOCK = False
+    def ignores_its_argument(user_id):
+        return Character.objects.filter(version__gte=F("version"))
+
+    with pytest.raises(AssertionError, match="every argument"):
+        PreparedQuery(ignores_its_argument)(1)
