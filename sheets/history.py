@@ -15,11 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import prefetch_related_objects
 from django.utils.text import capfirst
 
 from campaigns import realtime
+from campaigns.prepared import PreparedQuery
 
 from . import policy
 from .models import Character, SheetChange
@@ -54,9 +56,35 @@ def load_sheet_rows(character: Character) -> Character:
 
     The system's code reads them through the same accessors (``character.<sheet>``,
     ``character.<rows>.all()``), so the sheet page, a roll and its history snapshots share one load.
+    Each table's query is compiled once (campaigns/prepared.py) and its rows put where
+    ``prefetch_related_objects`` puts them; stock mode (settings.TABLETOP_STOCK) calls that instead.
     """
-    prefetch_related_objects([character], *(r.get_accessor_name() for r in sheet_relations(character)))
+    relations = sheet_relations(character)
+    if settings.TABLETOP_STOCK:
+        prefetch_related_objects([character], *(r.get_accessor_name() for r in relations))
+        return character
+    prefetched = character.__dict__.setdefault("_prefetched_objects_cache", {})
+    for relation in relations:
+        accessor = relation.get_accessor_name()
+        if relation.is_cached(character) or accessor in prefetched:
+            continue  # loaded already, as prefetch_related_objects would leave it
+        rows = _rows_of(relation)(character.pk)
+        for row in rows:
+            relation.field.set_cached_value(row, character)
+        if relation.one_to_one:
+            relation.set_cached_value(character, rows[0] if rows else None)
+        else:
+            held = getattr(character, accessor).get_queryset()
+            held._result_cache, held._prefetch_done = rows, True
+            prefetched[accessor] = held
     return character
+
+
+@functools.cache
+def _rows_of(relation) -> PreparedQuery:
+    """A character's rows in one of its system's tables, in the table's own order."""
+    model, field = relation.related_model, relation.field.name
+    return PreparedQuery(lambda character_id: model._default_manager.filter(**{field: character_id}))
 
 
 def forget_sheet_rows(character: Character) -> None:
