@@ -101,18 +101,14 @@ def forget_sheet_rows(character: Character) -> None:
 def _owned_rows(character: Character, *, reread: bool) -> Iterator[models.Model]:
     """The character's system rows: from the database, or (``reread=False``) as the caches hold them."""
     for relation in sheet_relations(character):
-        model, accessor = relation.related_model, relation.get_accessor_name()
-        if relation.one_to_one:
-            if reread:
-                row = model.objects.filter(**{relation.field.name: character}).first()
-            else:
-                row = getattr(character, accessor, None)
+        if reread:
+            yield from _rows_of(relation)(character.pk)  # a one-to-one table holds at most one
+        elif relation.one_to_one:
+            row = getattr(character, relation.get_accessor_name(), None)
             if row is not None:
                 yield row
-        elif reread:
-            yield from model.objects.filter(**{relation.field.name: character}).order_by("pk")
         else:
-            yield from getattr(character, accessor).all()
+            yield from getattr(character, relation.get_accessor_name()).all()
 
 
 def _address(row: models.Model, field_name: str) -> str:
