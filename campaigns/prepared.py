@@ -19,22 +19,29 @@ from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
 
-# Ids no row has, each standing for one argument while the SQL is compiled; found again in its params.
-_PLACEHOLDER_BASE = -(10**15)
+# Ids standing for the arguments while the SQL is compiled, each found again in its params: the top of a
+# 32-bit column's range, which every id column holds (Django drops a lookup on a value its column cannot
+# hold, so a condition would vanish from the SQL: a negative one on a positive integer, say).
+_PLACEHOLDER_BASE = 2**31 - 1000
 
 
 class _Compiled:
-    def __init__(self, queryset: QuerySet, placeholders: list[int]):
+    def __init__(self, queryset: QuerySet, placeholders: list[int], ordinary: QuerySet):
         self.alias = queryset.db
         compiler = queryset.query.get_compiler(using=self.alias)
         self.sql, params = compiler.as_sql()
+        # The same query built from ordinary ids must compile to the same SQL: no placeholder may have
+        # changed its shape (a condition dropped would widen who sees what).
+        if ordinary.query.get_compiler(using=self.alias).as_sql()[0] != self.sql:
+            raise RuntimeError(f"placeholder ids changed the SQL of a {queryset.model.__name__} look-up")
         self.params = list(params)
         # Which parameter takes which argument (None: a value the query itself holds).
         self.slots = [placeholders.index(value) if _is_placeholder(value) else None for value in params]
-        assert {slot for slot in self.slots if slot is not None} == set(range(len(placeholders))), (
-            "every argument must reach the SQL as a parameter"
-        )
-        assert not compiler.annotation_col_map and not queryset._known_related_objects, "rows of a model only"
+        if {slot for slot in self.slots if slot is not None} != set(range(len(placeholders))):
+            raise RuntimeError("every argument must reach the SQL as a parameter")
+        if queryset._known_related_objects:
+            raise RuntimeError("only rows of a model, as a plain queryset makes them")
+        self.annotations = list((compiler.annotation_col_map or {}).items())
         converters = compiler.get_converters([column[0] for column in compiler.select[: compiler.col_count]])
         self.converters = list(converters.items())
         klass_info = compiler.klass_info
@@ -47,13 +54,15 @@ class _Compiled:
 
     def run(self, args: tuple) -> list:
         slotted = zip(self.params, self.slots, strict=True)
-        params = [value if slot is None else args[slot] for value, slot in slotted]
+        # An id in the type the backend gave its placeholder (psycopg's Int8 for a big integer column).
+        params = [value if slot is None else type(value)(args[slot]) for value, slot in slotted]
         with connections[self.alias].cursor() as cursor:
             cursor.execute(self.sql, params)
             rows = cursor.fetchall()
         if not rows:
             return []
-        # As django.db.models.query.ModelIterable makes them: converters, the row, each joined row.
+        # As django.db.models.query.ModelIterable makes them: converters, the row, each joined row, the
+        # annotations.
         populators = get_related_populators(self.klass_info, self.select, self.alias)
         made = []
         if self.converters:
@@ -62,6 +71,8 @@ class _Compiled:
             obj = self.model.from_db(self.alias, self.attnames, row[self.start : self.end])
             for populator in populators:
                 populator.populate(row, obj)
+            for name, position in self.annotations:
+                setattr(obj, name, row[position])
             made.append(obj)
         return made
 
@@ -79,7 +90,7 @@ def _converted(rows, converters, connection):
 
 
 def _is_placeholder(value) -> bool:
-    return type(value) is int and _PLACEHOLDER_BASE - 1000 < value <= _PLACEHOLDER_BASE
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value - _PLACEHOLDER_BASE < 1000
 
 
 class PreparedQuery:
@@ -90,7 +101,7 @@ class PreparedQuery:
 
     def __init__(self, build: Callable[..., QuerySet]):
         self.build = build
-        self.placeholders = [_PLACEHOLDER_BASE - i for i in range(len(inspect.signature(build).parameters))]
+        self.placeholders = [_PLACEHOLDER_BASE + i for i in range(len(inspect.signature(build).parameters))]
         self._by_alias: dict[str, _Compiled] = {}
 
     def __call__(self, *ids: int, using: str = "default") -> list:
@@ -100,5 +111,6 @@ class PreparedQuery:
         compiled = self._by_alias.get(using)
         if compiled is None:
             made = self.build(*self.placeholders).using(using)
-            compiled = self._by_alias[using] = _Compiled(made, self.placeholders)
+            ordinary = self.build(*range(1, len(self.placeholders) + 1)).using(using)
+            compiled = self._by_alias[using] = _Compiled(made, self.placeholders, ordinary)
         return compiled.run(ids)

@@ -9,6 +9,7 @@ The permissions of the whole app, each in one place:
 * "may see this feed entry": :func:`entry_variant` (and its database side, ``_visible_filter``).
 """
 
+import functools
 from collections.abc import Collection
 
 from django.core.exceptions import PermissionDenied
@@ -189,13 +190,17 @@ def recipient_ids(entry: FeedEntry) -> set[int]:
 
 def _visible_filter(user, campaign: Campaign) -> Q:
     """The database side of entry_variant: every entry the viewer gets something of."""
-    mine = Q(author_id=user.pk)
-    if campaign.is_gm(user):
+    return _visible_to(user.pk, as_gm=campaign.is_gm(user))
+
+
+def _visible_to(user_id: int, *, as_gm: bool) -> Q:
+    mine = Q(author_id=user_id)
+    if as_gm:
         return Q(visibility__in=[Visibility.PUBLIC, Visibility.GM, Visibility.BLIND, WHISPER]) | (
             Q(visibility=Visibility.SELF) & mine
         )
     # A whisper to this player: one probe of the (entry, user) unique index per whisper row read.
-    named = Exists(WhisperRecipient.objects.filter(entry_id=OuterRef("pk"), user_id=user.pk))
+    named = Exists(WhisperRecipient.objects.filter(entry_id=OuterRef("pk"), user_id=user_id))
     return Q(visibility=Visibility.PUBLIC) | mine | (Q(visibility=WHISPER) & named)
 
 
@@ -215,9 +220,28 @@ def _with_variants(entries, user, campaign: Campaign) -> list[FeedEntry]:
     return shown
 
 
-def _feed_queryset(campaign: Campaign) -> QuerySet[FeedEntry]:
+def _feed_queryset(campaign: Campaign | int) -> QuerySet[FeedEntry]:
     feed = FeedEntry.objects.filter(campaign=campaign).select_related("author")
     return feed.annotate(character_portrait=hooks.feed_portrait())
+
+
+# The two pages every table and sheet opens with, compiled once per seat (GM or player) and length.
+@functools.cache
+def _newest(as_gm: bool, limit: int) -> PreparedQuery:
+    def build(user_id: int, campaign_id: int):
+        entries = _feed_queryset(campaign_id).filter(_visible_to(user_id, as_gm=as_gm))
+        return entries.order_by("-seq")[:limit]
+
+    return PreparedQuery(build)
+
+
+@functools.cache
+def _newest_about(as_gm: bool, limit: int) -> PreparedQuery:
+    def build(user_id: int, campaign_id: int, character_id: int):
+        entries = _feed_queryset(campaign_id).filter(_visible_to(user_id, as_gm=as_gm))
+        return entries.filter(character_id=character_id).order_by("-seq")[:limit]
+
+    return PreparedQuery(build)
 
 
 def feed_for_viewer(
@@ -228,10 +252,11 @@ def feed_for_viewer(
     Returns (entries, older_than): ``older_than`` is the cursor (cursors.py) of the oldest entry
     shown, to load older from, and None when there is nothing older to load.
     """
-    entries = _feed_queryset(campaign).filter(_visible_filter(user, campaign))
-    if before_seq is not None:
-        entries = entries.filter(seq__lt=before_seq)
-    page = list(entries.order_by("-seq")[: limit + 1])
+    if before_seq is None:
+        page = _newest(campaign.is_gm(user), limit + 1)(user.pk, campaign.pk)
+    else:
+        entries = _feed_queryset(campaign).filter(_visible_filter(user, campaign), seq__lt=before_seq)
+        page = list(entries.order_by("-seq")[: limit + 1])
     older_than = page[limit - 1].cursor if len(page) > limit else None
     return _with_variants(page[:limit], user, campaign), older_than
 
@@ -250,8 +275,8 @@ def feed_tagged(
 def feed_about_character(user, campaign: Campaign, *, character_id: int, limit: int = 10) -> list[FeedEntry]:
     """The newest entries made as one character (a sheet's recent rolls), newest first, as this viewer
     may see them."""
-    entries = _feed_queryset(campaign).filter(_visible_filter(user, campaign), character_id=character_id)
-    return _with_variants(entries.order_by("-seq")[:limit], user, campaign)
+    entries = _newest_about(campaign.is_gm(user), limit)(user.pk, campaign.pk, character_id)
+    return _with_variants(entries, user, campaign)
 
 
 def feed_since(user, campaign: Campaign, *, after_seq: int, limit: int) -> tuple[list[FeedEntry], int, bool]:

@@ -8,8 +8,17 @@ from django.db import connection
 from django.db.models import F
 from django.forms.models import model_to_dict
 
+from campaigns.models import WHISPER, Visibility
 from campaigns.prepared import PreparedQuery
-from campaigns.selectors import _campaign_seating, campaigns_seating
+from campaigns.selectors import (
+    _campaign_seating,
+    _feed_queryset,
+    _newest,
+    _newest_about,
+    _visible_to,
+    campaigns_seating,
+)
+from campaigns.services import feed_entry_create
 from sheets.demo import load_demo_characters
 from sheets.models import Character
 from sheets.selectors import _character_seating
@@ -110,8 +119,56 @@ def test_stock_mode_builds_the_queryset_every_time(table, player, settings):
 
 def test_an_argument_the_sql_does_not_take_is_refused(settings):
     settings.TABLETOP_STOCK = False
+
     def ignores_its_argument(user_id):
         return Character.objects.filter(version__gte=F("version"))
 
-    with pytest.raises(AssertionError, match="every argument"):
+    with pytest.raises(RuntimeError, match="every argument"):
         PreparedQuery(ignores_its_argument)(1)
+
+
+def test_the_feeds_first_pages_are_read_for_each_seat_as_their_querysets_read_them(
+    table, gm, player, other_player
+):
+    campaign, character, npc = table
+    campaign.memberships.create(user=other_player)
+    for author in (gm, player, other_player):
+        for visibility in Visibility.values:
+            for about in (None, character, npc):
+                feed_entry_create(
+                    campaign=campaign,
+                    author=author,
+                    label=f"{visibility} by {author}",
+                    character=about,
+                    visibility=visibility,
+                )
+        feed_entry_create(
+            campaign=campaign, author=author, label="psst", visibility=WHISPER, recipients=[player]
+        )
+    for user in (gm, player, other_player):
+        as_gm = campaign.is_gm(user)
+        for limit in (3, 26, 100):
+            built = _feed_queryset(campaign.pk).filter(_visible_to(user.pk, as_gm=as_gm)).order_by("-seq")
+            prepared = _newest(as_gm, limit)(user.pk, campaign.pk)
+            same_rows(prepared, list(built[:limit]))
+            assert [e.character_portrait for e in prepared] == [e.character_portrait for e in built[:limit]]
+            assert [e.author.username for e in prepared] == [e.author.username for e in built[:limit]]
+            for about in (character, npc):
+                prepared = _newest_about(as_gm, limit)(user.pk, campaign.pk, about.pk)
+                same_rows(prepared, list(built.filter(character_id=about.pk)[:limit]))
+    # What each seat gets differs: the GM's secrets and the whispers stay with whom they are for.
+    assert len(_newest(True, 100)(gm.pk, campaign.pk)) > len(_newest(False, 100)(player.pk, campaign.pk))
+    assert len(_newest(False, 100)(player.pk, campaign.pk)) > len(
+        _newest(False, 100)(other_player.pk, campaign.pk)
+    )
+
+
+def test_a_query_whose_shape_follows_its_ids_is_refused(settings):
+    settings.TABLETOP_STOCK = False
+
+    def shaped_by_its_id(character_id):
+        found = Character.objects.filter(pk=character_id)
+        return found if character_id < 1000 else found.filter(is_npc=True)
+
+    with pytest.raises(RuntimeError, match="changed the SQL"):
+        PreparedQuery(shaped_by_its_id)(1)
