@@ -70,6 +70,16 @@ def table_users(campaign: Campaign) -> list:
     return [campaign.gm, *(membership.user for membership in members_of(campaign))]
 
 
+@PreparedQuery
+def _seats_at(campaign_id: int):
+    return Membership.objects.filter(campaign_id=campaign_id).select_related("user", "campaign__gm")
+
+
+@PreparedQuery
+def _campaign_with_gm(campaign_id: int):
+    return Campaign.objects.select_related("gm").filter(pk=campaign_id)
+
+
 def table_for_member(user, campaign_id: int) -> tuple[Campaign, list]:
     """(the campaign, table_users of it) if the user is its GM or a player; otherwise 404.
 
@@ -79,11 +89,11 @@ def table_for_member(user, campaign_id: int) -> tuple[Campaign, list]:
     """
     if not user.is_authenticated:
         raise Http404("No such campaign.")
-    seats = list(Membership.objects.filter(campaign_id=campaign_id).select_related("user", "campaign__gm"))
+    seats = _seats_at(campaign_id)
     if seats:
         campaign = seats[0].campaign
     else:
-        campaign = Campaign.objects.select_related("gm").filter(pk=campaign_id).first()
+        campaign = next(iter(_campaign_with_gm(campaign_id)), None)
     if campaign is None or not (campaign.gm_id == user.pk or any(seat.user_id == user.pk for seat in seats)):
         raise Http404("No such campaign.")
     return campaign, [campaign.gm, *(seat.user for seat in seats)]

@@ -56,10 +56,19 @@ def player_characters(campaign) -> list[tuple[str, int]]:
     return list(campaign.characters.filter(is_npc=False).values_list("name", "owner_id"))
 
 
+def _subjects(campaign_id: int):
+    characters = Character.objects.filter(campaign_id=campaign_id).order_by("is_npc", "name", "pk")
+    return characters.only("pk", "name", "is_npc", "portrait")
+
+
+_every_subject = PreparedQuery(_subjects)  # the GM's: any character at the table
+_own_subjects = PreparedQuery(lambda campaign_id, user_id: _subjects(campaign_id).filter(owner_id=user_id))
+
+
 def roll_subjects(user, campaign) -> list[RollSubject]:
     """Characters a user may roll as in the dice box: their own; the GM may use any at the table."""
-    characters = campaign.characters.order_by("is_npc", "name", "pk")
-    if not campaign.is_gm(user):
-        characters = characters.filter(owner=user)
-    characters = characters.only("pk", "name", "is_npc", "portrait")
+    if campaign.is_gm(user):
+        characters = _every_subject(campaign.pk)
+    else:
+        characters = _own_subjects(campaign.pk, user.pk)
     return [RollSubject(pk=c.pk, name=c.name, table_portrait=c.table_portrait) for c in characters]

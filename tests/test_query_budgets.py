@@ -31,7 +31,7 @@ SYSTEMS = [config.label for config in game_systems()]
 # In stock mode (settings.TABLETOP_STOCK) a counter moves in two ORM statements, not one UPDATE ... RETURNING:
 # the feed's sequence (every roll) and the sheet's version (a sheet roll).
 COUNTER_EXTRA = 1 if settings.TABLETOP_STOCK else 0
-DICE_BOX_BUDGET = 6 + COUNTER_EXTRA
+DICE_BOX_BUDGET = 5 + COUNTER_EXTRA  # the user, the seats, the characters to roll as, the counter, the entry
 SHEET_ROLL_BUDGET = 8 + 2 * COUNTER_EXTRA
 # A hidden roll (who may see the sheet may not see the roll) changes nothing when made: in place of the
 # version's UPDATE, a read of it and the savepoint its trial roll is undone in. Rows it left as they were

@@ -8,20 +8,23 @@ from django.db import connection
 from django.db.models import F
 from django.forms.models import model_to_dict
 
-from campaigns.models import WHISPER, Visibility
+from campaigns.models import WHISPER, Membership, Visibility
 from campaigns.prepared import PreparedQuery
 from campaigns.selectors import (
     _campaign_seating,
+    _campaign_with_gm,
     _feed_queryset,
     _newest,
     _newest_about,
+    _seats_at,
     _visible_to,
     campaigns_seating,
+    table_for_member,
 )
-from campaigns.services import feed_entry_create
+from campaigns.services import campaign_create, feed_entry_create
 from sheets.demo import load_demo_characters
 from sheets.models import Character
-from sheets.selectors import _character_seating
+from sheets.selectors import _character_seating, roll_subjects
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -172,3 +175,30 @@ def test_a_query_whose_shape_follows_its_ids_is_refused(settings):
 
     with pytest.raises(RuntimeError, match="changed the SQL"):
         PreparedQuery(shaped_by_its_id)(1)
+
+
+def test_the_dice_boxs_look_ups_read_as_their_querysets_read_them(table, gm, player, other_player):
+    campaign, character, npc = table
+    lonely = campaign_create(gm=gm, name="Nobody yet", system="triad")
+    for wanted in (campaign, lonely):
+        seats = list(Membership.objects.filter(campaign_id=wanted.pk).select_related("user", "campaign__gm"))
+        same_rows(_seats_at(wanted.pk), seats)
+        assert [(s.user.username, s.campaign.gm.username) for s in _seats_at(wanted.pk)] == [
+            (s.user.username, s.campaign.gm.username) for s in seats
+        ]
+    same_rows(_campaign_with_gm(lonely.pk), [lonely])
+    assert table_for_member(gm, lonely.pk) == (lonely, [gm])
+    assert table_for_member(player, campaign.pk)[1] == [gm, player]
+    for user, expected in ((gm, [character.pk, npc.pk]), (player, [character.pk]), (other_player, [])):
+        characters = campaign.characters.order_by("is_npc", "name", "pk")
+        if not campaign.is_gm(user):
+            characters = characters.filter(owner=user)
+        assert [s.pk for s in roll_subjects(user, campaign)] == [c.pk for c in characters] == expected
+
+
+def test_the_dice_box_reads_its_subjects_in_one_query_however_many(table, gm, django_assert_num_queries):
+    campaign, character, _ = table
+    for n in range(5):
+        Character.objects.create(campaign=campaign, owner=gm, name=f"Extra {n}", is_npc=True)
+    with django_assert_num_queries(1):  # the related manager's .only() read each campaign_id again
+        assert len(roll_subjects(gm, campaign)) == 7
