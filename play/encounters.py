@@ -13,6 +13,7 @@ under its row lock, logs to the feed and saves through the same private helpers 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -21,6 +22,7 @@ from django.db.models import F
 
 from campaigns import realtime
 from campaigns.models import Visibility
+from campaigns.prepared import PreparedQuery
 from campaigns.selectors import PLAYERS
 from campaigns.services import feed_entry_create
 from campaigns.systems import SHOW_NPC_NUMBERS
@@ -106,15 +108,26 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
 
 
 def combatants_of(encounter: Encounter) -> list[Combatant]:
-    # Each character's sheet row comes joined: the system reads it for every combatant it lists, prices
-    # or sums up, which was a query per character each time the fight was read.
-    sheets = (
+    combatants = _fight_of(encounter.campaign.system)(encounter.pk)
+    for combatant in combatants:
+        Combatant.encounter.field.set_cached_value(combatant, encounter)  # as encounter.combatants would
+    return combatants
+
+
+@functools.cache
+def _fight_of(system: str) -> PreparedQuery:
+    """A fight's combatants in order, each character's sheet row joined: the system reads it for every
+    combatant it lists, prices or sums up, which was a query per character each time the fight was read."""
+    sheets = [
         f"character__{relation.get_accessor_name()}"
-        for relation in system_relations(encounter.campaign.system)
+        for relation in system_relations(system)
         if relation.one_to_one
+    ]
+    return PreparedQuery(
+        lambda encounter_id: Combatant.objects.filter(encounter_id=encounter_id)
+        .select_related("character", "character__campaign", *sheets)
+        .order_by("position", "pk")
     )
-    related = encounter.combatants.select_related("character", "character__campaign", *sheets)
-    return list(related.order_by("position", "pk"))
 
 
 @transaction.atomic
@@ -363,7 +376,15 @@ def numbers_shown(user, encounter: Encounter, combatant: Combatant) -> bool:
 
 def running_encounter(campaign) -> Encounter | None:
     """The fight going on now (the newest, should the GM run two)."""
-    return campaign.encounters.filter(status=Encounter.Status.RUNNING).first()
+    for encounter in _running_at(campaign.pk):
+        Encounter.campaign.field.set_cached_value(encounter, campaign)  # as campaign.encounters would
+        return encounter
+    return None
+
+
+@PreparedQuery
+def _running_at(campaign_id: int):
+    return Encounter.objects.filter(campaign_id=campaign_id, status=Encounter.Status.RUNNING)[:1]
 
 
 @transaction.atomic

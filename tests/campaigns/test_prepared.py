@@ -22,9 +22,14 @@ from campaigns.selectors import (
     table_for_member,
 )
 from campaigns.services import campaign_create, feed_entry_create
+from play import encounters
+from rules.dice import FixedFaces, Roller
 from sheets.demo import load_demo_characters
+from sheets.history import system_relations
 from sheets.models import Character
+from sheets.registry import game_systems
 from sheets.selectors import _character_seating, roll_subjects
+from tests.npcs import sample_npc
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -202,3 +207,37 @@ def test_the_dice_box_reads_its_subjects_in_one_query_however_many(table, gm, dj
         Character.objects.create(campaign=campaign, owner=gm, name=f"Extra {n}", is_npc=True)
     with django_assert_num_queries(1):  # the related manager's .only() read each campaign_id again
         assert len(roll_subjects(gm, campaign)) == 7
+
+
+@pytest.mark.parametrize("system", [config.label for config in game_systems()])
+def test_a_fight_is_read_as_its_related_queryset_reads_it(
+    system, make_campaign, gm, player, django_assert_num_queries
+):
+    campaign = make_campaign(system, players=[player])
+    load_demo_characters(campaign, players=[player])
+    fight = encounters.encounter_create(campaign=campaign, name="Both ways")
+    assert encounters.running_encounter(campaign) is None
+    for character in campaign.characters.all():
+        encounters.combatant_add_character(encounter=fight, character=character)
+    encounters.combatant_add_npc(encounter=fight, name="Foe", cleaned_data=sample_npc(system))
+    dice = Roller(FixedFaces([5] * 60))
+    encounters.encounter_start(encounter=fight, version=fight.version, roller=dice, author=gm)
+    built = list(
+        fight.combatants.select_related("character", "character__campaign").order_by("position", "pk")
+    )
+    with django_assert_num_queries(1):
+        read = encounters.combatants_of(fight)
+        for combatant in read:  # the encounter, the character, its campaign and sheet row come with it
+            assert combatant.encounter is fight
+            if combatant.character_id:
+                assert combatant.character.campaign.pk == campaign.pk
+                sheet = next(r for r in system_relations(system) if r.one_to_one)
+                assert (
+                    getattr(combatant.character, sheet.get_accessor_name()).character_id
+                    == combatant.character_id
+                )
+    same_rows(read, built)
+    same_rows([c.character for c in read if c.character_id], [c.character for c in built if c.character_id])
+    running = encounters.running_encounter(campaign)
+    same_rows([running], [campaign.encounters.filter(status="running").first()])
+    assert running.campaign is campaign
