@@ -237,11 +237,13 @@ class Server:
             fight["acted"] = True
         else:  # in-place edit: the name saved again, with the version the page holds
             edit = self.forms[table_id]["edit"]
-            fields = {"value": edit["value"], "version": str(edit["version"])}
+            # The form sends the roll options and what the buttons were drawn from too (hx-include).
+            page = self.forms[table_id].get("sheet", (None, {}))[1]
+            fields = {**page, "value": edit["value"], "version": str(edit["version"])}
             path = edit["url"]
         status, body = await self._client(table_id).post(path, fields, self.headers(roller))
         drawn = None
-        if action == "sheet roll":
+        if action in ("sheet roll", "edit"):
             drawn = value_by_id(body.decode(errors="replace"), "roll-buttons-drawn")
         if drawn is not None:
             # An answer that redrew the buttons brings what they were drawn from, as the page keeps it.

@@ -57,7 +57,13 @@ def _buttons_drawn(character, options) -> str:
     # The options as the page posts them: the sheet's first drawing (the form's initial values) and a
     # roll sending those same choices back (cleaned, other types) then read alike.
     posted = None if options is None else as_posted(options)
-    values = history.snapshot(character, reread=False)
+    # The name and the notes are no button's (contract.SheetSystem.buttons): an edit of them leaves the
+    # buttons alone.
+    values = {
+        address: value
+        for address, value in history.snapshot(character, reread=False).items()
+        if not address.startswith("character:")
+    }
     drawn_from = json.dumps([values, character.campaign.options, posted], sort_keys=True, default=str)
     return hashlib.blake2b(drawn_from.encode(), digest_size=12).hexdigest()
 
@@ -91,6 +97,7 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
         "roll_summary": system.roll_summary(character, options) if draw else None,
         "buttons_drawn": drawn,
         "redraw_buttons": redraw,
+        "writable": policy.writable_kinds(request.user, character),
         "roll_key": uuid.uuid4().hex,
         "panels": hooks.render_panels(hooks.SHEET, request, campaign=character.campaign, character=character)
         if panels
@@ -98,7 +105,6 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
     }
     if redraw:
         context.update(
-            writable=policy.writable_kinds(request.user, character),
             visibility_form=compact(RollVisibilityForm()),
             name_field=edit.base_field(character, "name"),
             notes_field=edit.base_field(character, "notes"),
@@ -251,10 +257,12 @@ def sheet_field(request, character_id: int, path: str):
             },
             status=status,
         )
-    # The answer shows the field, the version, the buttons and the system's out-of-band parts; the
-    # sheet's panels (turn, requests, saved and recent rolls) are no part of it.
-    context = _sheet_context(request, character, options_data=request.POST, panels=False)
-    context.update(field=_field(character, path), oob_version=True, oob_buttons=True)
+    # The answer shows the field and the version; the buttons and the system's out-of-band parts when
+    # what they are drawn from moved (a name or the notes leave them); the sheet's panels (turn,
+    # requests, saved and recent rolls) are no part of it.
+    drawn = request.POST.get("buttons_drawn")
+    context = _sheet_context(request, character, options_data=request.POST, panels=False, page_buttons=drawn)
+    context.update(field=_field(character, path), oob_version=True, oob_buttons=context["redraw_buttons"])
     return TemplateResponse(request, f"{PARTS}#field-saved", context)
 
 

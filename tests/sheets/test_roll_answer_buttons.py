@@ -75,12 +75,33 @@ def test_a_roll_that_changes_the_sheet_draws_them_again(sheet, fixed_dice):
 
 def test_an_edit_made_elsewhere_draws_them_again(sheet, fixed_dice, gm, client_for):
     client, character, drawn = sheet
-    url = reverse("sheet_field", args=[character.pk, "name"])
-    saved = client_for(gm).post(url, {"value": "Renamed", "version": character.version}, **HTMX)
+    url = reverse("sheet_field", args=[character.pk, "hp"])
+    saved = client_for(gm).post(url, {"value": "3", "version": character.version}, **HTMX)
     assert saved.status_code == 200
     fixed_dice(5, 2)
-    body = roll(client, character, chef(character), drawn)
-    assert BUTTONS_OOB in body and "Renamed" in body
+    assert BUTTONS_OOB in roll(client, character, chef(character), drawn)
+
+
+def test_a_name_or_notes_edited_leave_them_alone(sheet, fixed_dice):
+    """No button reads the name or the notes (sheets.contract.SheetSystem.buttons): the edit's answer is
+    the field and the version, and a roll after it still finds the page's buttons right."""
+    client, character, drawn = sheet
+    for path, value in (("name", "Renamed"), ("notes", "Owes the chef a favour.")):
+        version = FiveByFiveSheet.objects.get(character=character).character.version
+        url = reverse("sheet_field", args=[character.pk, path])
+        body = client.post(url, {"value": value, "version": version, "buttons_drawn": drawn}, **HTMX)
+        assert body.status_code == 200 and value in body.content.decode()
+        assert BUTTONS_OOB not in body.content.decode() and TOKEN_OOB not in body.content.decode()
+    fixed_dice(5, 2)
+    assert BUTTONS_OOB not in roll(client, character, chef(character), drawn)
+
+
+def test_an_edit_of_what_they_show_draws_them_again(sheet, gm, client_for):
+    _, character, drawn = sheet
+    url = reverse("sheet_field", args=[character.pk, "hp"])  # the GM's to type (sheets/policy.py)
+    data = {"value": "3", "version": character.version, "buttons_drawn": drawn}
+    body = client_for(gm).post(url, data, **HTMX)
+    assert body.status_code == 200 and BUTTONS_OOB in body.content.decode()
 
 
 def test_other_options_than_the_buttons_were_drawn_with_draw_them_again(sheet, fixed_dice):
