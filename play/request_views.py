@@ -15,6 +15,7 @@ from campaigns.models import Visibility
 from campaigns.selectors import campaign_for_gm, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 from sheets import selectors
+from sheets.history import load_sheet_rows
 from sheets.registry import system_for
 
 from . import requests as roll_requests
@@ -166,6 +167,8 @@ def _prompts(request, character):
     if character.can_edit(request.user):
         system = system_for(character.campaign)
         waiting, answers = roll_requests.requests_for_sheet(character)
+        if waiting:
+            load_sheet_rows(character)  # each prompt's buttons read them: once, not once per prompt
         for target in waiting:
             asked = target.request
             form = system.options_form(character=character, data=asked.options)

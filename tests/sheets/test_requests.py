@@ -3,10 +3,14 @@
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from play.models import RollRequest, RollRequestTarget
+from play.requests import roll_request_create
+from sheets.registry import system_for
 from tests.conftest import FRAME_WAIT
 
 from .conftest import HTMX, page_text
@@ -475,3 +479,26 @@ def test_fivebyfive_request_names_the_untrained_roll(make_campaign, gm, player, 
     assert RollRequest.objects.get().roll_key == "untrained"
     prompt = page_text(client_for(player).get(reverse("sheet_requests", args=[mine.pk])))
     assert "Untrained 0" in prompt and "Brawler" not in prompt
+
+
+@pytest.mark.parametrize("system", ["fivebyfive", "freefall", "triad", "l5r"])
+def test_the_prompts_read_the_sheet_once_however_many_wait(system, demo_character, gm, player, client_for):
+    """Each waiting prompt offers the sheet's buttons for it: the sheet's rows are read once for all."""
+    character = demo_character(system)
+    form = system_for(character.campaign).options_form(character=character)
+    options = {name: field.initial for name, field in form.fields.items() if field.initial is not None}
+    url = reverse("sheet_requests", args=[character.pk])
+    counted = []
+    for _ in range(3):
+        roll_request_create(
+            campaign=character.campaign,
+            gm=gm,
+            label="Asked",
+            characters=[character],
+            options=options,
+            visibility="public",
+        )
+        with CaptureQueriesContext(connection) as queries:
+            assert client_for(player).get(url, **HTMX).status_code == 200
+        counted.append(len(queries))
+    assert counted[0] == counted[1] == counted[2], counted
