@@ -49,8 +49,8 @@ class _Compiled:
         fields = klass_info["select_fields"]
         self.start, self.end = fields[0], fields[-1] + 1
         self.attnames = [column[0].target.attname for column in compiler.select[self.start : self.end]]
-        self.select = compiler.select
-        self.klass_info = klass_info
+        # Made once: a populator only reads what it was built with (Django's iterable makes them per query).
+        self.populators = get_related_populators(klass_info, compiler.select, self.alias)
 
     def run(self, args: tuple) -> list:
         slotted = zip(self.params, self.slots, strict=True)
@@ -63,13 +63,12 @@ class _Compiled:
             return []
         # As django.db.models.query.ModelIterable makes them: converters, the row, each joined row, the
         # annotations.
-        populators = get_related_populators(self.klass_info, self.select, self.alias)
         made = []
         if self.converters:
             rows = list(_converted(rows, self.converters, connections[self.alias]))
         for row in rows:
             obj = self.model.from_db(self.alias, self.attnames, row[self.start : self.end])
-            for populator in populators:
+            for populator in self.populators:
                 populator.populate(row, obj)
             for name, position in self.annotations:
                 setattr(obj, name, row[position])
