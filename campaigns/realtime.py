@@ -24,8 +24,8 @@ from django.db import transaction
 from django.utils.crypto import salted_hmac
 
 from . import hooks
+from .entry_html import render_entry
 from .models import WHISPER, Visibility
-from .rendering import render_entry
 from .selectors import FULL, NOTICE, PLAYERS, gm_numbers, recipient_ids
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,5 @@
-"""How a feed entry looks: its stored result turned into dice a template can draw, and its HTML.
+"""How a feed entry looks: its stored result turned into dice, totals and outcomes to draw
+(campaigns/entry_html.py draws them).
 
 Two result shapes reach the feed, and :func:`entry_display` reads both (anything else falls back to
 the entry's one-line summary, so an unexpected shape never breaks the table):
@@ -32,7 +33,7 @@ the entry's one-line summary, so an unexpected shape never breaks the table):
        "pending": {"before": {address: value}, "after": {address: value},  # sheets.history's addresses
                    "lines": ["Doubles token: no → yes", ...]}               # what the entry shows
 
-The display handed to ``templates/campaigns/_feed_entry.html`` is::
+The display campaigns/entry_html.py draws is::
 
     {"groups": [Group, ...], "rolls": [display, ...] (a repeat: one display per roll, no groups),
      "total": int | None, "outcome": str (the words shown), "outcome_value": Outcome value | "",
@@ -56,8 +57,6 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-
-from django.template.loader import render_to_string
 
 from rules import notation
 from rules.dice import Outcome
@@ -371,8 +370,3 @@ def chat_parts(entry) -> list[dict]:
             }
         )
     return parts
-
-
-def render_entry(entry, variant: str) -> str:
-    """The entry's HTML as one variant (see selectors.entry_variant); identical for every viewer of it."""
-    return render_to_string("campaigns/_feed_entry.html", {"entry": entry, "variant": variant})

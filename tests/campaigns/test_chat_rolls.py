@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns import chain, services
+from campaigns.entry_html import render_entry
 from campaigns.models import FeedEntry
-from campaigns.rendering import render_entry
 from campaigns.selectors import FULL
 from rules.dice import FixedFaces, Roller
 from tests.conftest import HTMX

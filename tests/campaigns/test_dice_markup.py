@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns import services
+from campaigns.entry_html import render_entry
 from campaigns.models import FeedEntry
-from campaigns.rendering import render_entry
 from campaigns.selectors import FULL, NOTICE, PLAYERS
 from rules.dice import FixedFaces, Roller
 from sheets.registry import system_for

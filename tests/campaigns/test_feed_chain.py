@@ -8,9 +8,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from campaigns import chain, services
+from campaigns.entry_html import render_entry
 from campaigns.models import FeedEntry
 from campaigns.realtime import entry_event
-from campaigns.rendering import render_entry
 from campaigns.selectors import FULL, NOTICE
 from rules.dice import FixedFaces, Roller
 from tests.conftest import HTMX, page_text

@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils.html import strip_tags
 
 from campaigns import services
+from campaigns.entry_html import render_entry
 from campaigns.models import FeedEntry
-from campaigns.rendering import render_entry
 from campaigns.selectors import FULL
 from rules.dice import FixedFaces, Roller
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns import realtime, selectors
-from campaigns.rendering import render_entry
+from campaigns.entry_html import render_entry
 from campaigns.services import feed_entry_create
 from rules.dice import Outcome
 from sheets.demo import load_demo_characters

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns import services
-from campaigns.rendering import render_entry
+from campaigns.entry_html import render_entry
 from play import requests as roll_requests
 from play.models import RollRequestTarget
 from rules.dice import FixedFaces, Roller

@@ -12,8 +12,8 @@ from asgiref.sync import sync_to_async
 from django.urls import reverse
 
 from campaigns import chain, realtime, selectors, services
+from campaigns.entry_html import render_entry
 from campaigns.models import WHISPER, FeedEntry, Membership, WhisperRecipient
-from campaigns.rendering import render_entry
 from rules.dice import FixedFaces, Roller
 from tests.campaigns.test_consumers import apost_chat, entries, open_socket
 from tests.conftest import FRAME_WAIT, HTMX, hears_nothing_more

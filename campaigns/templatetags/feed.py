@@ -1,0 +1,16 @@
+"""``{% feed_entry entry variant %}``: a feed entry drawn by campaigns/entry_html.py, in any template."""
+
+from django import template
+
+from campaigns.entry_html import render_entry
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def feed_entry(context, entry, variant):
+    # The apply form (a hidden roll's pending changes) posts with the page's CSRF token and shows the
+    # error of an apply that was refused; neither depends on who views the entry otherwise.
+    token = context.get("csrf_token")
+    token = "" if token in (None, "NOTPROVIDED") else str(token)
+    return render_entry(entry, variant, apply_error=context.get("apply_error") or "", csrf_token=token)
