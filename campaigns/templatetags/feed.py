@@ -11,6 +11,6 @@ register = template.Library()
 def feed_entry(context, entry, variant):
     # The apply form (a hidden roll's pending changes) posts with the page's CSRF token and shows the
     # error of an apply that was refused; neither depends on who views the entry otherwise.
+    # The token is lazy: asked for only where the form is drawn, as asking sets the CSRF cookie.
     token = context.get("csrf_token")
-    token = "" if token in (None, "NOTPROVIDED") else str(token)
     return render_entry(entry, variant, apply_error=context.get("apply_error") or "", csrf_token=token)
