@@ -21,7 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from .counters import counter_increment
+from .counters import counter_increment, row_update_if
 from .models import Campaign, FeedEntry, WhisperRecipient
 
 VERSION = 1  # part of every hash, so a future change of what is covered cannot pass for this one
@@ -88,9 +88,8 @@ def link(campaign: Campaign, entry: FeedEntry) -> None:
         seq, prev_hash = campaign.last_seq + 1, campaign.last_hash
         entry.seq = seq
         seal(entry, prev_hash)
-        moved = Campaign.objects.filter(pk=campaign.pk, last_seq=seq - 1, last_hash=prev_hash).update(
-            last_seq=seq, last_hash=entry.hash
-        )
+        expected = {"last_seq": seq - 1, "last_hash": prev_hash}
+        moved = row_update_if(Campaign, campaign.pk, expected, last_seq=seq, last_hash=entry.hash)
         if moved:
             campaign.last_seq, campaign.last_hash = seq, entry.hash
             return

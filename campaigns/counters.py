@@ -1,4 +1,5 @@
-"""A row's counter moved on under its write lock, in one statement where the database allows it."""
+"""A row's counter moved on under its write lock, in one statement where the database allows it; a
+row's compare-and-set in one statement written once."""
 
 from django.conf import settings
 from django.db import connections
@@ -39,3 +40,32 @@ def counter_increment(model, pk: int, field: str, *, read: tuple[str, ...] = (),
     if row is None:
         raise model.DoesNotExist(f"No {meta.verbose_name} {pk}.")
     return tuple(row) if read else row[0]
+
+
+def row_update_if(model, pk: int, expected: dict, **values) -> bool:
+    """Set ``values`` on one row only if its columns still hold ``expected``; whether it did.
+
+    A compare-and-set in one ``UPDATE``, written from the model's meta: the ORM's ``update()`` builds
+    and compiles the same statement on every call, which was most of a roll's chain link
+    (bench/profile_roll.py). Stock mode (settings.TABLETOP_STOCK), or an expected NULL (which needs
+    ``IS NULL``), takes the ORM's.
+    """
+    if settings.TABLETOP_STOCK or None in expected.values():
+        return bool(model.objects.filter(pk=pk, **expected).update(**values))
+    connection = connections[model.objects.db]
+    quote = connection.ops.quote_name
+    meta = model._meta
+    sets, where, params = [], [f"{quote(meta.pk.column)} = %s"], []
+    for name, value in values.items():
+        field = meta.get_field(name)
+        sets.append(f"{quote(field.column)} = %s")
+        params.append(field.get_db_prep_save(value, connection))
+    params.append(pk)
+    for name, value in expected.items():
+        field = meta.get_field(name)
+        where.append(f"{quote(field.column)} = %s")
+        params.append(field.get_db_prep_value(value, connection))
+    sql = f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} WHERE {' AND '.join(where)}"  # noqa: S608 (names from the model's meta)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount > 0
