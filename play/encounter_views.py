@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -87,7 +87,7 @@ def encounter_list(request, campaign_id: int):
 
 def encounter_detail(request, campaign_id: int, encounter_id: int):
     campaign = campaign_for_gm(request.user, campaign_id)
-    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    encounter = encounters.encounter_at(campaign, encounter_id)
     # An htmx GET is the page's live refresh: the controls with the log out of band.
     template = "play/encounter.html#encounter-refresh" if request.htmx else "play/encounter.html"
     return TemplateResponse(request, template, _encounter_context(request.user, campaign, encounter))
@@ -140,7 +140,7 @@ def _defend(request, encounter, roller) -> None:
 @require_POST
 def encounter_action(request, campaign_id: int, encounter_id: int, verb: str):
     campaign = campaign_for_gm(request.user, campaign_id)
-    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    encounter = encounters.encounter_at(campaign, encounter_id)
     post = request.POST
     roller = Roller(system_random())
     try:
@@ -248,7 +248,7 @@ def _marked(form: forms.Form) -> forms.Form:
 def defence_odds(request, campaign_id: int, encounter_id: int):
     """The odds of the waiting defence as its form stands now (re-priced when an input changes)."""
     campaign = campaign_for_member(request.user, campaign_id)
-    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    encounter = encounters.encounter_at(campaign, encounter_id)
     percent = ""
     found = encounters.defence_of(encounter, encounters.combatants_of(encounter))
     if found is not None:  # else the defence was answered: the panel's refresh is on its way
@@ -269,7 +269,7 @@ def defence_odds(request, campaign_id: int, encounter_id: int):
 def encounter_odds(request, campaign_id: int, encounter_id: int):
     """The odds of one action as its form stands now (re-priced when an input changes)."""
     campaign = campaign_for_member(request.user, campaign_id)
-    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    encounter = encounters.encounter_at(campaign, encounter_id)
     form = OddsForm(request.GET)
     percent = ""
     if form.is_valid():
@@ -399,7 +399,7 @@ def _turn_post(request, campaign_id: int, encounter_id: int, do):
     """A post from a player's turn panel (``do``: act or defend); the answer is the panel again, with the
     refusal on it, or without htmx a redirect back with the message."""
     campaign = campaign_for_member(request.user, campaign_id)
-    encounter = get_object_or_404(campaign.encounters, pk=encounter_id)
+    encounter = encounters.encounter_at(campaign, encounter_id)
     character = None
     if request.POST.get("character"):
         character = sheet_selectors.character_for_viewer(request.user, row_id(request.POST["character"]))

@@ -63,21 +63,40 @@ def load_sheet_rows(character: Character) -> Character:
     if settings.TABLETOP_STOCK:
         prefetch_related_objects([character], *(r.get_accessor_name() for r in relations))
         return character
-    prefetched = character.__dict__.setdefault("_prefetched_objects_cache", {})
     for relation in relations:
-        accessor = relation.get_accessor_name()
-        if relation.is_cached(character) or accessor in prefetched:
-            continue  # loaded already, as prefetch_related_objects would leave it
-        rows = _rows_of(relation)(character.pk)
-        for row in rows:
-            relation.field.set_cached_value(row, character)
-        if relation.one_to_one:
-            relation.set_cached_value(character, rows[0] if rows else None)
-        else:
-            held = getattr(character, accessor).get_queryset()
-            held._result_cache, held._prefetch_done = rows, True
-            prefetched[accessor] = held
+        _load_relation(character, relation)
     return character
+
+
+def load_sheet_rows_of(character: Character, accessor: str) -> None:
+    """Fetch one relation of the character's sheet (``"descriptors"``) into its cache, as
+    :func:`load_sheet_rows` fetches each; nothing when it is there already. For a system's code that
+    reads one table of a character whose campaign it has not loaded (a combatant's descriptors)."""
+    if settings.TABLETOP_STOCK:
+        prefetch_related_objects([character], accessor)
+        return
+    _load_relation(character, _relation_named(accessor))
+
+
+@functools.cache
+def _relation_named(accessor: str):
+    return next(r for r in Character._meta.related_objects if r.get_accessor_name() == accessor)
+
+
+def _load_relation(character: Character, relation) -> None:
+    accessor = relation.get_accessor_name()
+    prefetched = character.__dict__.setdefault("_prefetched_objects_cache", {})
+    if relation.is_cached(character) or accessor in prefetched:
+        return  # loaded already, as prefetch_related_objects would leave it
+    rows = _rows_of(relation)(character.pk)
+    for row in rows:
+        relation.field.set_cached_value(row, character)
+    if relation.one_to_one:
+        relation.set_cached_value(character, rows[0] if rows else None)
+    else:
+        held = getattr(character, accessor).get_queryset()
+        held._result_cache, held._prefetch_done = rows, True
+        prefetched[accessor] = held
 
 
 @functools.cache

@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 from django.db.models import F
 from django.forms.models import model_to_dict
+from django.http import Http404
 
 from campaigns.models import WHISPER, Membership, Visibility
 from campaigns.prepared import PreparedQuery
@@ -241,3 +242,15 @@ def test_a_fight_is_read_as_its_related_queryset_reads_it(
     running = encounters.running_encounter(campaign)
     same_rows([running], [campaign.encounters.filter(status="running").first()])
     assert running.campaign is campaign
+
+
+def test_an_encounter_is_read_by_id_as_the_campaigns_encounters_read_it(make_campaign, player):
+    campaign, elsewhere = make_campaign("triad", players=[player]), make_campaign("l5r", name="Elsewhere")
+    fight = encounters.encounter_create(campaign=campaign, name="Here")
+    other = encounters.encounter_create(campaign=elsewhere, name="There")
+    read = encounters.encounter_at(campaign, fight.pk)
+    same_rows([read], [campaign.encounters.get(pk=fight.pk)])
+    assert read.campaign is campaign
+    for foreign in (other.pk, other.pk + 1000):  # another table's, or none: 404 as get_object_or_404
+        with pytest.raises(Http404):
+            encounters.encounter_at(campaign, foreign)

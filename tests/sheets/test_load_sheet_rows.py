@@ -5,7 +5,7 @@ nothing read again afterwards."""
 import pytest
 from django.db.models import prefetch_related_objects
 
-from sheets.history import load_sheet_rows, sheet_relations, snapshot
+from sheets.history import load_sheet_rows, load_sheet_rows_of, sheet_relations, snapshot
 from sheets.models import Character
 from sheets.registry import game_systems
 from tests.test_query_budgets import grow
@@ -19,18 +19,22 @@ def fresh(character) -> Character:
     return Character.objects.select_related("campaign", "owner").get(pk=character.pk)
 
 
+def held_one(character, relation):
+    back = relation.field.name
+    if relation.one_to_one:
+        row = getattr(character, relation.get_accessor_name(), None)
+        return None if row is None else (row.pk, getattr(row, back) is character)
+    return [
+        (row.pk, getattr(row, back) is character)
+        for row in getattr(character, relation.get_accessor_name()).all()
+    ]
+
+
 def held(character) -> dict:
     """What each relation's accessor gives, as (pk, values) rows; a missing sheet row as None."""
-    found = {}
-    for relation in sheet_relations(character):
-        accessor, back = relation.get_accessor_name(), relation.field.name
-        if relation.one_to_one:
-            row = getattr(character, accessor, None)
-            found[accessor] = None if row is None else (row.pk, getattr(row, back) is character)
-        else:
-            rows = getattr(character, accessor).all()
-            found[accessor] = [(row.pk, getattr(row, back) is character) for row in rows]
-    return found
+    return {
+        relation.get_accessor_name(): held_one(character, relation) for relation in sheet_relations(character)
+    }
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
@@ -57,3 +61,23 @@ def test_stock_mode_prefetches(demo_character, settings, django_assert_num_queri
     with django_assert_num_queries(len(sheet_relations(character))):
         load_sheet_rows(character)
     assert "l5r_skills" in character._prefetched_objects_cache
+
+
+@pytest.mark.parametrize("stock", [False, True], ids=["speed-layer", "stock"])
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_one_table_alone_is_where_prefetch_puts_it(
+    system, stock, demo_character, settings, django_assert_num_queries
+):
+    settings.TABLETOP_STOCK = stock
+    character = demo_character(system)
+    grow(character)
+    for relation in sheet_relations(character):
+        accessor = relation.get_accessor_name()
+        by_prefetch = fresh(character)
+        prefetch_related_objects([by_prefetch], accessor)
+        alone = Character.objects.get(pk=character.pk)  # its campaign not loaded: no system asked for
+        with django_assert_num_queries(1):
+            load_sheet_rows_of(alone, accessor)
+        with django_assert_num_queries(0):
+            load_sheet_rows_of(alone, accessor)  # there already: nothing read again
+            assert {accessor: held_one(alone, relation)} == {accessor: held_one(by_prefetch, relation)}

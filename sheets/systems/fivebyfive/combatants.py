@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.db.models import prefetch_related_objects
 
 from campaigns.forms import WholeNumberField
 from rules import fivebyfive
 from sheets.combat import EncounterError, is_npc
 from sheets.contract import Die
+from sheets.history import load_sheet_rows_of
 from sheets.services import character_change
 
 from .fields import OPTION_ASPECTS
@@ -129,7 +129,7 @@ def uses_of(combatant) -> list[Use]:
         named = [Use(name, name, value) for name, value in combatant.stats["descriptors"].items()]
     else:
         # Read once per character and kept on it: the offered forms and the action itself all ask.
-        prefetch_related_objects([combatant.character], "descriptors")
+        load_sheet_rows_of(combatant.character, "descriptors")
         named = [
             Use(
                 str(row.pk),
