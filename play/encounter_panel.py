@@ -14,7 +14,6 @@ from campaigns.selectors import campaign_for_member
 from sheets.registry import combat_for
 
 from . import encounters
-from .models import Encounter
 
 
 def order_context(user, campaign, encounter, combat, combatants) -> dict:
@@ -48,7 +47,7 @@ def _row(user, combat, encounter, combatant, actor) -> dict:
 def _panel_context(user, campaign, request=None) -> dict:
     """The table's encounter panel for ``user``: its body drawn, and for a player the digest of what it
     shows (campaigns.realtime.shows), which the encounter's refresh frames carry too."""
-    encounter = campaign.encounters.exclude(status=Encounter.Status.ENDED).first()
+    encounter = encounters.open_encounter(campaign)
     if encounter is None:
         context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
     else:

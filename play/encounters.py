@@ -389,6 +389,20 @@ def _running_at(campaign_id: int):
     return Encounter.objects.filter(campaign_id=campaign_id, status=Encounter.Status.RUNNING)[:1]
 
 
+def open_encounter(campaign) -> Encounter | None:
+    """The fight the table's encounter panel shows: the first not ended (set up or running), in the
+    encounters' own order, as ``campaign.encounters.exclude(ended).first()`` gives it."""
+    for encounter in _open_at(campaign.pk):
+        Encounter.campaign.field.set_cached_value(encounter, campaign)
+        return encounter
+    return None
+
+
+@PreparedQuery
+def _open_at(campaign_id: int):
+    return Encounter.objects.filter(campaign_id=campaign_id).exclude(status=Encounter.Status.ENDED)[:1]
+
+
 def encounter_at(campaign, encounter_id: int) -> Encounter:
     """The campaign's encounter of that id (404 for another campaign's or none), as
     ``campaign.encounters`` would give it: the views' every encounter post reads it first."""

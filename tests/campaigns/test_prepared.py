@@ -254,3 +254,21 @@ def test_an_encounter_is_read_by_id_as_the_campaigns_encounters_read_it(make_cam
     for foreign in (other.pk, other.pk + 1000):  # another table's, or none: 404 as get_object_or_404
         with pytest.raises(Http404):
             encounters.encounter_at(campaign, foreign)
+
+
+def test_the_open_encounter_is_the_one_the_campaigns_encounters_give(make_campaign, gm, player):
+    campaign = make_campaign("triad", players=[player])
+    assert encounters.open_encounter(campaign) is None
+    made = [
+        encounters.encounter_create(campaign=campaign, name=name) for name in ("First", "Second", "Third")
+    ]
+    for ended in (None, made[0], made[1], made[2]):  # end them one by one: the next shows, then none
+        if ended is not None:
+            ended.status = ended.Status.ENDED
+            ended.save(update_fields=["status"])
+        expected = campaign.encounters.exclude(status="ended").first()
+        read = encounters.open_encounter(campaign)
+        assert (read and read.pk) == (expected and expected.pk)
+        if read is not None:
+            same_rows([read], [expected])
+            assert read.campaign is campaign
