@@ -68,7 +68,9 @@ def _buttons_drawn(character, options) -> str:
     return hashlib.blake2b(drawn_from.encode(), digest_size=12).hexdigest()
 
 
-def _sheet_context(request, character, *, options_data=None, panels=True, page_buttons=None):
+def _sheet_context(
+    request, character, *, options_data=None, panels=True, page_buttons=None, options_read=None
+):
     """What the sheet and its partials show. ``panels=False`` for a partial that shows none of them.
 
     ``page_buttons``: what the page's roll buttons were drawn from (:func:`_buttons_drawn`), where a
@@ -76,14 +78,22 @@ def _sheet_context(request, character, *, options_data=None, panels=True, page_b
     not, nothing the sheet shows moved either (the sheet's values are what they were drawn from), so
     the sheet's own parts are left out: a system's out-of-band parts would repeat what the page shows.
 
+    ``options_read``: the (form, options) :func:`_options` gave for ``options_data`` before a roll. If
+    the buttons stay, the sheet's values are the ones the page's options were read against, so they
+    read the same; if not, the roll may have changed what the form offers, and they are read again.
+
     The system rows are fetched once here (one query per table); the system's context and buttons
     read them from the character's caches.
     """
     history.load_sheet_rows(character)
     system = system_for(character.campaign)
-    form, options = _options(system, character, options_data)
+    form, options = options_read or _options(system, character, options_data)
     drawn = _buttons_drawn(character, options)
     redraw = drawn != page_buttons
+    if redraw and options_read is not None:
+        form, options = _options(system, character, options_data)
+        drawn = _buttons_drawn(character, options)
+        redraw = drawn != page_buttons
     # Options the form refuses price nothing: the buttons wait for options they can be priced with.
     draw = redraw and options is not None
     context = {
@@ -313,7 +323,11 @@ def sheet_roll(request, character_id: int, key: str):
     # buttons are drawn again only when what they show moved (most rolls, and every hidden one, change
     # nothing on the sheet).
     drawn = request.POST.get("buttons_drawn")
-    context = _sheet_context(request, character, options_data=request.POST, panels=False, page_buttons=drawn)
+    # A refused roll's character was read again: its options too.
+    read = None if error else (form, options)
+    context = _sheet_context(
+        request, character, options_data=request.POST, panels=False, page_buttons=drawn, options_read=read
+    )
     # The roller gets the entry as the feed shows it to them: a blind roll is only its notice here too.
     variant = entry_variant_for(request.user, entry, character.campaign) if entry is not None else None
     context.update(entry=entry, variant=variant, error=error, oob_version=True)

@@ -73,6 +73,25 @@ def test_a_roll_that_changes_the_sheet_draws_them_again(sheet, fixed_dice):
     assert BUTTONS_OOB not in roll(client, character, chef(character), fresh)
 
 
+def test_the_options_are_read_once_unless_the_buttons_move(sheet, fixed_dice, monkeypatch):
+    """The roll reads the posted options; a quiet answer reuses them, one that redraws the buttons
+    reads them again against the sheet the roll left (drawn as a fresh page would draw them)."""
+    client, character, drawn = sheet
+    system = type(system_for(character.campaign))
+    calls = []
+    original = system.options_form
+    monkeypatch.setattr(system, "options_form", lambda self, **kw: calls.append(1) or original(self, **kw))
+    fixed_dice(5, 2)
+    roll(client, character, chef(character), drawn)
+    assert len(calls) == 1
+    calls.clear()
+    fixed_dice(3, 3)  # doubles: a token, so the buttons move
+    body = roll(client, character, chef(character), drawn)
+    assert len(calls) == 2 and BUTTONS_OOB in body
+    page = client.get(character.get_absolute_url()).content.decode()
+    assert drawn_on(body) == drawn_on(page)
+
+
 def test_an_edit_made_elsewhere_draws_them_again(sheet, fixed_dice, gm, client_for):
     client, character, drawn = sheet
     url = reverse("sheet_field", args=[character.pk, "hp"])
