@@ -23,6 +23,7 @@ from django.utils.dateformat import time_format
 from django.utils.safestring import SafeString
 from django.utils.timezone import template_localtime
 
+from .models import WHISPER, Visibility
 from .selectors import FULL, NOTICE, PLAYERS
 
 # A roll this viewer may not see: dice with no face, the same two for every roll so they tell nothing
@@ -33,15 +34,16 @@ GHOST_DICE = (
 )
 
 VISIBILITY_BADGES = {
-    "gm": '<span class="badge text-bg-info feed-vis">GM only</span> ',
-    "self": '<span class="badge text-bg-secondary feed-vis">only me</span> ',
+    Visibility.GM: '<span class="badge text-bg-info feed-vis">GM only</span> ',
+    Visibility.SELF: '<span class="badge text-bg-secondary feed-vis">only me</span> ',
 }
 BLIND_BADGE = '<span class="badge text-bg-warning feed-vis">blind</span> '
 
 
 def escape(value) -> str:
     """Django's ``conditional_escape`` (what a template's autoescape does) without its lazy-string
-    wrapper, which cost a third of a die's drawing: a value marked safe passes as it is."""
+    wrapper, which was most of a die's drawing (bench/profile_roll.py): a value marked safe passes
+    as it is."""
     if hasattr(value, "__html__"):
         return value.__html__()
     return html_escape(str(value))
@@ -61,7 +63,7 @@ def render_entry(entry, variant: str, *, apply_error: str = "", csrf_token=None)
 
 def _whisper_marks(entry, variant: str) -> str:
     # A whisper is a notice for those it names (static/js/notices.js decides, for the viewer, from these ids).
-    if entry.visibility != "whisper" or variant == NOTICE:
+    if entry.visibility != WHISPER or variant == NOTICE:
         return ""
     to = " ".join(str(user.pk) for user in entry.whisper_to)
     return (
@@ -107,9 +109,9 @@ def _head(entry, variant: str) -> str:
 
 
 def _badge(entry, variant: str) -> str:
-    if variant == NOTICE or entry.visibility == "blind":
+    if variant == NOTICE or entry.visibility == Visibility.BLIND:
         return BLIND_BADGE
-    if entry.visibility == "whisper":
+    if entry.visibility == WHISPER:
         names = ", ".join(f"<bdi>{escape(user.username)}</bdi>" for user in entry.whisper_to)
         return (
             '<span class="badge text-bg-primary feed-vis">whisper</span>'
