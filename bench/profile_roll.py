@@ -9,9 +9,9 @@ it, then the broadcasts it collected sent to the in-memory layer on an event loo
 this is the server's own work up to the sockets). It prints, per path: the queries one request makes,
 the mean wall and CPU time per request, and the call tree (functions under 2% of the time left out).
 The paths: Django's own minimum (bench/minimum.py: the framework's stack around one draw and one
-broadcast, nothing of the app's), the dice box, the sheet's first roll button, and the player's
-encounter action from the turn panel (bench/fixtures.py's fight; between two actions the GM's Next
-turn presses run outside the timing and the profile).
+broadcast, nothing of the app's), the dice box, a saved dice line from the table's panel, the sheet's
+first roll button, and the player's encounter action from the turn panel (bench/fixtures.py's fight;
+between two actions the GM's Next turn presses run outside the timing and the profile).
 
 Then two figures without the profiler: the dice box through the whole ASGI application
 (``config.asgi.application`` driven in-process on uvloop, as uvicorn calls it: body, thread hop,
@@ -139,6 +139,16 @@ def main() -> None:
         fight["acted"] = True
         return {**action, "version": fight["version"]}
 
+    from play import saved_rolls
+
+    saved = saved_rolls.saved_roll_create(
+        campaign=campaign,
+        owner=player,
+        character=None,
+        name="Profile",
+        line="4d6kh3+2 vs 12",
+        visibility="public",
+    )
     minimum.install()
     paths = {
         "django minimum (bench/minimum.py)": (
@@ -149,6 +159,11 @@ def main() -> None:
         "dice box": (
             f"/campaigns/{campaign.pk}/table/roll/",
             lambda: {"notation": "4d6kh3+2 vs 12", **box},
+            None,
+        ),
+        "saved roll (the table's panel)": (
+            f"/campaigns/{campaign.pk}/saved-rolls/{saved.pk}/roll/",
+            dict,
             None,
         ),
         f"sheet roll ({system_key} {key})": (
