@@ -11,7 +11,7 @@ import uuid
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
@@ -29,7 +29,6 @@ from sheets.selectors import character_for_editor
 
 from . import saved_rolls
 from .forms import IdempotencyForm, SavedRollForm, caret_under
-from .models import SavedRoll
 
 PANEL = "play/_saved_rolls.html"
 PREFIX = "saved"
@@ -153,21 +152,12 @@ def _show_or_add(request, *, campaign, character):
 
 def _table_saved(request, campaign_id: int, saved_id: int):
     campaign = campaign_for_member(request.user, campaign_id)
-    saved = get_object_or_404(
-        SavedRoll.objects.select_related("character", "campaign", "campaign__gm"),
-        pk=saved_id, campaign=campaign, owner=request.user,
-    )
-    return campaign, saved
+    return campaign, saved_rolls.saved_roll_at_table(request.user, campaign, saved_id)
 
 
 def _sheet_saved(request, character_id: int, saved_id: int):
     character = character_for_editor(request.user, character_id)
-    saved = get_object_or_404(
-        SavedRoll.objects.select_related("campaign", "campaign__gm"),
-        pk=saved_id, character=character, owner=request.user,
-    )
-    saved.character = character  # already checked and loaded
-    return character, saved
+    return character, saved_rolls.saved_roll_of_sheet(request.user, character, saved_id)
 
 
 def _roll(request, saved):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.http import Http404
 
 from campaigns import systems
+from campaigns.prepared import PreparedQuery
 from campaigns.services import notation_chance, table_roll_create
 from rules import notation
 
@@ -24,14 +26,55 @@ class SavedRollError(Exception):
 
 def saved_rolls_for_table(user, campaign) -> list[SavedRoll]:
     """The user's saved rolls at this table: those for themselves first, then per character (one query)."""
-    rolls = SavedRoll.objects.filter(campaign=campaign, owner=user).select_related("character")
+    rolls = _table_rolls(campaign.pk, user.pk)
     return sorted(rolls, key=lambda r: (r.character_id is not None, r.character.name if r.character else "",
                                         r.character_id or 0, r.name.casefold(), r.pk))
 
 
 def saved_rolls_for_sheet(user, character) -> list[SavedRoll]:
     """The user's own saved rolls for this character (one query); the GM's are the GM's."""
-    return list(SavedRoll.objects.filter(owner=user, character=character).order_by("name", "pk"))
+    return _sheet_rolls(character.pk, user.pk)
+
+
+def saved_roll_at_table(user, campaign, saved_id: int) -> SavedRoll:
+    """The user's own saved roll at this table, its character and campaign (with the GM) joined; 404 for
+    anyone else's, so nobody learns that one exists."""
+    for saved in _table_roll(saved_id, campaign.pk, user.pk):
+        return saved
+    raise Http404("No such saved roll.")
+
+
+def saved_roll_of_sheet(user, character, saved_id: int) -> SavedRoll:
+    """The user's own saved roll for this character (already checked and loaded: set on it); 404 else."""
+    for saved in _sheet_roll(saved_id, character.pk, user.pk):
+        saved.character = character
+        return saved
+    raise Http404("No such saved roll.")
+
+
+# Each read on every saved roll's click or panel, compiled once (campaigns/prepared.py).
+@PreparedQuery
+def _table_rolls(campaign_id: int, owner_id: int):
+    return SavedRoll.objects.filter(campaign_id=campaign_id, owner_id=owner_id).select_related("character")
+
+
+@PreparedQuery
+def _sheet_rolls(character_id: int, owner_id: int):
+    return SavedRoll.objects.filter(owner_id=owner_id, character_id=character_id).order_by("name", "pk")
+
+
+@PreparedQuery
+def _table_roll(saved_id: int, campaign_id: int, owner_id: int):
+    return SavedRoll.objects.select_related("character", "campaign", "campaign__gm").filter(
+        pk=saved_id, campaign_id=campaign_id, owner_id=owner_id
+    )
+
+
+@PreparedQuery
+def _sheet_roll(saved_id: int, character_id: int, owner_id: int):
+    return SavedRoll.objects.select_related("campaign", "campaign__gm").filter(
+        pk=saved_id, character_id=character_id, owner_id=owner_id
+    )
 
 
 def saved_roll_create(*, campaign, owner, character, name: str, line: str, visibility: str) -> SavedRoll:

@@ -272,3 +272,39 @@ def test_the_open_encounter_is_the_one_the_campaigns_encounters_give(make_campai
         if read is not None:
             same_rows([read], [expected])
             assert read.campaign is campaign
+
+
+def test_saved_rolls_are_read_as_their_querysets_read_them(table, gm, player, other_player):
+    from play import saved_rolls
+    from play.models import SavedRoll
+
+    table, hero, _ = table
+    mine = [
+        saved_rolls.saved_roll_create(
+            campaign=table, owner=player, character=character, name=name, line="2d6", visibility="public"
+        )
+        for character, name in ((None, "b"), (None, "A"), (hero, "Hit"), (hero, "dodge"))
+    ]
+    SavedRoll.objects.create(campaign=table, owner=other_player, name="theirs", line="1d6")
+    for user in (player, other_player, gm):
+        by_orm = SavedRoll.objects.filter(campaign=table, owner=user).select_related("character")
+        read = saved_rolls.saved_rolls_for_table(user, table)
+        same_rows(sorted(read, key=lambda r: r.pk), sorted(by_orm, key=lambda r: r.pk))
+        sheet = list(SavedRoll.objects.filter(owner=user, character=hero).order_by("name", "pk"))
+        same_rows(saved_rolls.saved_rolls_for_sheet(user, hero), sheet)
+    for saved in mine:  # its owner reads it; anyone else gets 404, as if it were not there
+        at_table = saved_rolls.saved_roll_at_table(player, table, saved.pk)
+        same_rows(
+            [at_table], [SavedRoll.objects.select_related("character", "campaign__gm").get(pk=saved.pk)]
+        )
+        assert at_table.campaign.gm.pk == gm.pk
+        for user in (gm, other_player):
+            with pytest.raises(Http404):
+                saved_rolls.saved_roll_at_table(user, table, saved.pk)
+        if saved.character_id:
+            assert saved_rolls.saved_roll_of_sheet(player, hero, saved.pk).character is hero
+            with pytest.raises(Http404):
+                saved_rolls.saved_roll_of_sheet(gm, hero, saved.pk)
+        else:
+            with pytest.raises(Http404):
+                saved_rolls.saved_roll_of_sheet(player, hero, saved.pk)
