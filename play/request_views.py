@@ -20,7 +20,7 @@ from sheets.registry import system_for
 
 from . import requests as roll_requests
 from .forms import AnswerForm, IdsChoiceField
-from .models import RollRequest, RollRequestTarget
+from .models import RollRequest
 
 
 class RequestForm(forms.Form):
@@ -201,7 +201,7 @@ def sheet_requests(request, character_id: int):
 @require_POST
 def sheet_request_roll(request, character_id: int, target_id: int):
     character = selectors.character_for_editor(request.user, character_id)
-    target = get_object_or_404(RollRequestTarget, pk=target_id, character=character)
+    target = roll_requests.target_of(character, target_id)
     error = ""
     answer = AnswerForm(request.POST)
     if not answer.is_valid():  # no key, or longer than any roll button's

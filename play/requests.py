@@ -7,9 +7,11 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import Http404
 
 from campaigns import realtime
 from campaigns.models import FeedEntry, Visibility
+from campaigns.prepared import PreparedQuery
 from campaigns.services import entry_for_key, feed_entry_create
 from rules.dice import Outcome, Roller
 from sheets import services
@@ -62,12 +64,31 @@ def roll_request_create(
 def requests_for_sheet(character: Character) -> tuple[list[RollRequestTarget], list[RollRequestTarget]]:
     """This character's targets in requests the GM has not closed, oldest first: (those waiting for its
     answer, those answered; the sheet shows both). One query: the sheet page reads it on every load."""
-    targets = list(
-        RollRequestTarget.objects.filter(character=character, request__open=True)
+    targets = _targets_of(character.pk)
+    return [t for t in targets if t.entry_id is None], [t for t in targets if t.entry_id is not None]
+
+
+def target_of(character: Character, target_id: int) -> RollRequestTarget:
+    """The character's place in a request (404 for another character's, or none): what a prompt's
+    button answers."""
+    for target in _target_of(target_id, character.pk):
+        return target
+    raise Http404("No such request for this character.")
+
+
+# Read on every sheet page and every answer, compiled once (campaigns/prepared.py).
+@PreparedQuery
+def _targets_of(character_id: int):
+    return (
+        RollRequestTarget.objects.filter(character_id=character_id, request__open=True)
         .select_related("request", "entry", "entry__author")
         .order_by("request__created_at", "pk")
     )
-    return [t for t in targets if t.entry_id is None], [t for t in targets if t.entry_id is not None]
+
+
+@PreparedQuery
+def _target_of(target_id: int, character_id: int):
+    return RollRequestTarget.objects.filter(pk=target_id, character_id=character_id)
 
 
 @transaction.atomic

@@ -308,3 +308,33 @@ def test_saved_rolls_are_read_as_their_querysets_read_them(table, gm, player, ot
         else:
             with pytest.raises(Http404):
                 saved_rolls.saved_roll_of_sheet(player, hero, saved.pk)
+
+
+def test_a_sheets_requests_are_read_as_their_querysets_read_them(table, gm, player):
+    from play import requests as roll_requests
+    from play.models import RollRequestTarget
+
+    table, hero, npc = table
+    asked = [
+        roll_requests.roll_request_create(
+            campaign=table, gm=gm, label=label, characters=characters, options={}, visibility="public"
+        )
+        for label, characters in (("First", [hero, npc]), ("Second", [hero]), ("Theirs", [npc]))
+    ]
+    asked[0].open = False  # a request the GM closed shows on no sheet
+    asked[0].save(update_fields=["open"])
+    for character in (hero, npc):
+        by_orm = list(
+            RollRequestTarget.objects.filter(character=character, request__open=True)
+            .select_related("request", "entry", "entry__author")
+            .order_by("request__created_at", "pk")
+        )
+        waiting, answered = roll_requests.requests_for_sheet(character)
+        same_rows(waiting + answered, by_orm)
+        assert [t.request.label for t in waiting] == [t.request.label for t in by_orm]
+        for target in RollRequestTarget.objects.all():  # a character's own target, or 404
+            if target.character_id == character.pk:
+                same_rows([roll_requests.target_of(character, target.pk)], [target])
+            else:
+                with pytest.raises(Http404):
+                    roll_requests.target_of(character, target.pk)
