@@ -44,8 +44,14 @@ def _permute(key: bytes, value: int, rounds) -> int:
 
 def cursor_for(campaign_id: int, seq: int) -> str:
     """The opaque cursor of the entry numbered ``seq`` in a campaign."""
-    key = _key(settings.SECRET_KEY, campaign_id)
-    return format(_permute(key, seq, range(ROUNDS)), f"0{CURSOR_LENGTH}x")
+    return _cursor(settings.SECRET_KEY, campaign_id, seq)
+
+
+# Four HMACs an entry: a feed page of fifty asked for two hundred of them, a tenth of its drawing. The
+# newest entries are drawn over and over (every page, catch-up and broadcast), so they are kept.
+@lru_cache(maxsize=8192)
+def _cursor(secret: str, campaign_id: int, seq: int) -> str:
+    return format(_permute(_key(secret, campaign_id), seq, range(ROUNDS)), f"0{CURSOR_LENGTH}x")
 
 
 def seq_for(campaign_id: int, cursor) -> int | None:

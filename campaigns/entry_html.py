@@ -18,8 +18,6 @@ from __future__ import annotations
 from html import escape as html_escape
 
 from django.urls import reverse
-from django.utils.dateformat import format as date_format
-from django.utils.dateformat import time_format
 from django.utils.safestring import SafeString
 from django.utils.timezone import template_localtime
 
@@ -101,9 +99,11 @@ def _head(entry, variant: str) -> str:
     if entry.kind == "roll":
         parts.append(f'<span class="feed-label"><bdi>{escape(entry.label)}</bdi></span>')
     parts.append(_badge(entry, variant))
+    # As the template filters wrote them ("c" is isoformat, "H:i" the hour and minute), without their
+    # format-string parsing per entry.
     when = template_localtime(entry.created_at)
     parts.append(
-        f'<time class="feed-time" datetime="{date_format(when, "c")}">{time_format(when, "H:i")}</time>'
+        f'<time class="feed-time" datetime="{when.isoformat()}">{when.hour:02d}:{when.minute:02d}</time>'
     )
     return " ".join(parts)
 

@@ -55,6 +55,7 @@ were typed shows its text uncoloured.
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -326,6 +327,7 @@ def format_percent(chance: Fraction | None) -> str:
     return f"{percent:.1f}%"
 
 
+@functools.lru_cache(maxsize=4096)  # a few hundred distinct chances, each read on every page of the feed
 def chance_percent(chance: str) -> str:
     """A stored "numerator/denominator" chance as a percentage; blank when there is none."""
     if not chance:
