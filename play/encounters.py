@@ -378,10 +378,7 @@ def numbers_shown(user, encounter: Encounter, combatant: Combatant) -> bool:
 
 def running_encounter(campaign) -> Encounter | None:
     """The fight going on now (the newest, should the GM run two)."""
-    for encounter in _running_at(campaign.pk):
-        Encounter.campaign.field.set_cached_value(encounter, campaign)  # as campaign.encounters would
-        return encounter
-    return None
+    return _first_of(campaign, _running_at(campaign.pk))
 
 
 @PreparedQuery
@@ -392,10 +389,7 @@ def _running_at(campaign_id: int):
 def open_encounter(campaign) -> Encounter | None:
     """The fight the table's encounter panel shows: the first not ended (set up or running), in the
     encounters' own order, as ``campaign.encounters.exclude(ended).first()`` gives it."""
-    for encounter in _open_at(campaign.pk):
-        Encounter.campaign.field.set_cached_value(encounter, campaign)
-        return encounter
-    return None
+    return _first_of(campaign, _open_at(campaign.pk))
 
 
 @PreparedQuery
@@ -406,10 +400,18 @@ def _open_at(campaign_id: int):
 def encounter_at(campaign, encounter_id: int) -> Encounter:
     """The campaign's encounter of that id (404 for another campaign's or none), as
     ``campaign.encounters`` would give it: the views' every encounter post reads it first."""
-    for encounter in _encounter_at(campaign.pk, encounter_id):
+    encounter = _first_of(campaign, _encounter_at(campaign.pk, encounter_id))
+    if encounter is None:
+        raise Http404("No such encounter at this table.")
+    return encounter
+
+
+def _first_of(campaign, encounters: list[Encounter]) -> Encounter | None:
+    """The first of a campaign's encounters a look-up found, its campaign set as campaign.encounters would."""
+    for encounter in encounters[:1]:
         Encounter.campaign.field.set_cached_value(encounter, campaign)
         return encounter
-    raise Http404("No such encounter at this table.")
+    return None
 
 
 @PreparedQuery

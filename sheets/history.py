@@ -134,10 +134,13 @@ def _address(row: models.Model, field_name: str) -> str:
     return f"{row._meta.model_name}:{row.pk}:{field_name}"
 
 
-def snapshot(character: Character, *, reread: bool = True) -> dict[str, Any]:
+def snapshot(character: Character, *, reread: bool = True, own_row: bool = True) -> dict[str, Any]:
     """Every value the character owns, by address: read again from the database unless ``reread`` is
-    False, when the rows the character's caches hold (see load_sheet_rows) are taken as they are."""
-    values = {f"character:{character.pk}:{name}": getattr(character, name) for name in CHARACTER_FIELDS}
+    False, when the rows the character's caches hold (see load_sheet_rows) are taken as they are.
+    ``own_row=False`` leaves out the character's own row (its name and notes): its system's values only."""
+    values = {}
+    if own_row:
+        values = {f"character:{character.pk}:{name}": getattr(character, name) for name in CHARACTER_FIELDS}
     for row in _owned_rows(character, reread=reread):
         for field in row._meta.concrete_fields:
             if field.primary_key or field.name == "character":

@@ -59,11 +59,7 @@ def _buttons_drawn(character, options) -> str:
     posted = None if options is None else as_posted(options)
     # The name and the notes are no button's (contract.SheetSystem.buttons): an edit of them leaves the
     # buttons alone.
-    values = {
-        address: value
-        for address, value in history.snapshot(character, reread=False).items()
-        if not address.startswith("character:")
-    }
+    values = history.snapshot(character, reread=False, own_row=False)
     drawn_from = json.dumps([values, character.campaign.options, posted], sort_keys=True, default=str)
     return hashlib.blake2b(drawn_from.encode(), digest_size=12).hexdigest()
 
