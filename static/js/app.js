@@ -2,6 +2,12 @@
 (function () {
   "use strict";
 
+  // htmx fires its first htmx:load on <body> once it has processed the whole page: from then on its
+  // controls answer a click (templates/base.html, data-wiring).
+  document.addEventListener("htmx:load", function (event) {
+    if (event.target === document.body) { document.documentElement.removeAttribute("data-wiring"); }
+  });
+
   function showMessage(text, level) {
     var box = document.getElementById("messages");
     if (!box) { return; }
