@@ -1,8 +1,17 @@
-"""Small server-rendered pictures of a roll's odds: outcome bars, or a curve of P(total >= t)."""
+"""The sheet's roll buttons, each with a small server-drawn picture of its odds: outcome bars, or a curve
+of P(total >= t)."""
+
+import functools
+from itertools import groupby
+from urllib.parse import quote
 
 from django import template
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import RFC3986_SUBDELIMS
+from django.utils.safestring import SafeString
 
+from campaigns.entry_html import escape
 from campaigns.rendering import format_percent
 
 from ..contract import Bar, Curve
@@ -15,7 +24,52 @@ WIDTH = 120
 HEIGHT = 28
 
 
+ROLL_ATTRIBUTES = (
+    'hx-include="#roll-options, #sheet-version, #roll-idempotency, #roll-buttons-drawn"'
+    ' hx-sync="#roll-options:replace" hx-target="#roll-result" hx-swap="outerHTML" hx-disabled-elt="this"'
+)
+NO_ROLL = 'disabled title="Only the player and the GM roll for this character"'
+
+
 @register.simple_tag
+def roll_buttons(buttons, character, can_edit) -> SafeString:
+    """The buttons under their group headings (consecutive buttons of one group share a heading); each
+    posts its roll where this viewer may roll, else is drawn disabled.
+
+    Drawn in Python rather than as a template loop: a sheet of forty buttons spent most of its page's
+    drawing here, and the buttons are drawn again whenever the options change or a roll moves them."""
+    if not buttons:
+        return SafeString('<p class="text-body-secondary">Nothing to roll with these options.</p>')
+    # One reverse for the sheet: a key is the address's last part, quoted as reverse() quotes it.
+    head = reverse("sheet_roll", args=(character.pk, "-"))[: -len("-/")]
+    parts = []
+    for group, members in groupby(buttons, key=lambda button: button.group):
+        if group:
+            parts.append(f'<h3 class="h6 text-body-secondary mt-3 mb-2">{escape(group)}</h3>')
+        parts.append('<div class="roll-grid">')
+        for button in members:
+            url = escape(_roll_url(character.pk, head, button.key))
+            rolls = f'hx-post="{url}" {ROLL_ATTRIBUTES}' if can_edit else NO_ROLL
+            percent = button.percent
+            chance = f' - <span class="roll-chance">{escape(percent)}</span>' if percent else ""
+            detail = f'<span class="roll-detail">{escape(button.detail)}</span>' if button.detail else ""
+            label = f'<span class="roll-label" dir="auto">{escape(button.label)}{chance}</span>'
+            parts.append(
+                '<button type="button" class="btn btn-outline-primary roll-button"'
+                f' data-roll-key="{escape(button.key)}" {rolls}> {label} {detail}'
+                f" {odds_picture(button.picture)} </button>"
+            )
+        parts.append("</div>")
+    return SafeString(" ".join(parts))
+
+
+def _roll_url(character_pk, head: str, key: str) -> str:
+    if not key or "/" in key:  # no address matches it: reverse() says so
+        return reverse("sheet_roll", args=(character_pk, key))
+    return head + quote(key, safe=RFC3986_SUBDELIMS + "/~:@") + "/"
+
+
+@functools.lru_cache(maxsize=2048)  # a sheet's pictures are the same on every page load until it changes
 def odds_picture(picture):
     """Inline SVG: stacked outcome bars, or P(total >= t) with the target marked."""
     if not picture:
