@@ -6,7 +6,7 @@ from itertools import groupby
 from urllib.parse import quote
 
 from django import template
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString
@@ -28,6 +28,8 @@ ROLL_ATTRIBUTES = (
     'hx-include="#roll-options, #sheet-version, #roll-idempotency, #roll-buttons-drawn"'
     ' hx-sync="#roll-options:replace" hx-target="#roll-result" hx-swap="outerHTML" hx-disabled-elt="this"'
 )
+# What reverse() leaves unquoted in a path (RFC 3986 pchar).
+PCHAR = RFC3986_SUBDELIMS + "/~:@"
 NO_ROLL = 'disabled title="Only the player and the GM roll for this character"'
 
 
@@ -40,15 +42,13 @@ def roll_buttons(buttons, character, can_edit) -> SafeString:
     drawing here, and the buttons are drawn again whenever the options change or a roll moves them."""
     if not buttons:
         return SafeString('<p class="text-body-secondary">Nothing to roll with these options.</p>')
-    # One reverse for the sheet: a key is the address's last part, quoted as reverse() quotes it.
-    head = reverse("sheet_roll", args=(character.pk, "-"))[: -len("-/")]
     parts = []
     for group, members in groupby(buttons, key=lambda button: button.group):
         if group:
             parts.append(f'<h3 class="h6 text-body-secondary mt-3 mb-2">{escape(group)}</h3>')
         parts.append('<div class="roll-grid">')
         for button in members:
-            url = escape(_roll_url(character.pk, head, button.key))
+            url = escape(_address("sheet_roll", character.pk, button.key))
             rolls = f'hx-post="{url}" {ROLL_ATTRIBUTES}' if can_edit else NO_ROLL
             percent = button.percent
             chance = f' - <span class="roll-chance">{escape(percent)}</span>' if percent else ""
@@ -63,10 +63,38 @@ def roll_buttons(buttons, character, can_edit) -> SafeString:
     return SafeString(" ".join(parts))
 
 
-def _roll_url(character_pk, head: str, key: str) -> str:
-    if not key or "/" in key:  # no address matches it: reverse() says so
-        return reverse("sheet_roll", args=(character_pk, key))
-    return head + quote(key, safe=RFC3986_SUBDELIMS + "/~:@") + "/"
+@register.simple_tag(takes_context=True)
+def sheet_field(context, field) -> SafeString:
+    """An in-place field as the sheet shows it: a button that opens its editor where the write policy
+    lets this viewer type it (the context's ``writable`` kinds: sheets/policy.py), else the value.
+
+    Drawn in Python: a sheet shows dozens, each an include of a template partial."""
+    display = escape(field.display)
+    if field.kind in context.get("writable", ()):
+        url = escape(_address("sheet_field", context["character"].pk, field.path))
+        shown = (
+            '<button type="button" class="btn btn-link editable-value"'
+            f' aria-label="Edit {escape(field.label)}: {display}" hx-get="{url}?edit=1"'
+            f' hx-target="closest .editable" hx-swap="outerHTML"><bdi>{display}</bdi></button>'
+        )
+    else:
+        shown = f'<span class="editable-value"><bdi>{display}</bdi></span>'
+    return SafeString(f'<span class="editable" data-path="{escape(field.path)}"> {shown} </span>')
+
+
+def _address(name: str, character_pk, last: str) -> str:
+    """``reverse(name, args=(character_pk, last))`` for a sheet's addresses that differ only in their
+    last part (a roll's key, a field's path): one reverse per sheet, the part quoted as reverse() does."""
+    if not last or "/" in last:  # no address matches it: reverse() says so
+        return reverse(name, args=(character_pk, last))
+    return (
+        _address_head(get_script_prefix(), get_urlconf(), name, character_pk) + quote(last, safe=PCHAR) + "/"
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _address_head(prefix: str, urlconf, name: str, character_pk) -> str:
+    return reverse(name, args=(character_pk, "-"))[: -len("-/")]
 
 
 @functools.lru_cache(maxsize=2048)  # a sheet's pictures are the same on every page load until it changes

@@ -1,16 +1,18 @@
-"""The sheet's roll buttons drawn in Python (sheets/templatetags/sheet_tags.py ``roll_buttons``): every
-value a system or a player's sheet puts in a button comes out escaped, each button posts to the address
-``reverse()`` gives, and a viewer who may not roll gets disabled buttons."""
+"""The sheet's parts drawn in Python (sheets/templatetags/sheet_tags.py): the roll buttons and the
+in-place fields. Every value a system or a player's sheet puts in them comes out escaped, each posts or
+asks at the address ``reverse()`` gives, and a viewer the policy does not let act gets no control."""
 
 import re
 from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
+from django.template import Context
 from django.urls import NoReverseMatch, reverse
 
-from sheets.contract import Bar, Curve, RollButton
-from sheets.templatetags.sheet_tags import roll_buttons
+from sheets.contract import Bar, Curve, EditableField, RollButton
+from sheets.policy import Kind
+from sheets.templatetags.sheet_tags import roll_buttons, sheet_field
 
 HOSTILE = '<b onclick="x">&\''  # no slash: a key with one matches no address
 SHEET = SimpleNamespace(pk=7)
@@ -61,3 +63,26 @@ def test_consecutive_buttons_share_a_heading_and_a_viewer_who_may_not_roll_gets_
 
 def test_no_buttons_says_so():
     assert "Nothing to roll with these options." in roll_buttons([], SHEET, True)
+
+
+def _field(**values):
+    return EditableField(**{"path": "name", "label": "Name", "value": "Mina", **values})
+
+
+def test_a_field_the_viewer_may_type_opens_its_editor_at_its_address():
+    field = _field(path="skill:12:rank", label="Rank " + HOSTILE, value=HOSTILE, kind=Kind.PLAY)
+    html = sheet_field(Context({"character": SHEET, "writable": {Kind.PLAY}}), field)
+    assert "<b " not in html and 'onclick="x"' not in html
+    assert html.count("&lt;b onclick=&quot;x&quot;&gt;&amp;&#x27;") == 3  # the label, the value twice
+    (asked,) = re.findall(r'hx-get="([^"]*)"', html)
+    assert asked == reverse("sheet_field", args=(SHEET.pk, "skill:12:rank")) + "?edit=1"
+    assert 'data-path="skill:12:rank"' in html
+
+
+@pytest.mark.parametrize("writable", [set(), {Kind.GM}, None])
+def test_a_field_the_viewer_may_not_type_is_only_its_value(writable):
+    values = {"character": SHEET} if writable is None else {"character": SHEET, "writable": writable}
+    context = Context(values)
+    html = sheet_field(context, _field(value="<i>", kind=Kind.PLAY))
+    assert "<button" not in html and "hx-get" not in html
+    assert '<span class="editable-value"><bdi>&lt;i&gt;</bdi></span>' in html
