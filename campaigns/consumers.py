@@ -396,11 +396,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         # A panel (the encounter, the GM's roll requests) changed: the page fetches it again over HTTP.
         if self.closing or self.seen_seq is None:
             return
-        if event.get("gm_only") and self.user.pk != self.campaign.gm_id:
+        gm = self.user.pk == self.campaign.gm_id
+        if event.get("gm_only") and not gm:
             return
         frame = {"type": "refresh", "panel": event["panel"]}
-        if "shows" in event:
-            frame["shows"] = event["shows"]
+        # Each seat hears the digest of its own view only: the GM's is of NPC numbers a player may not see.
+        shows = event.get("gm_shows" if gm else "shows")
+        if shows:
+            frame["shows"] = shows
         await self._send_json(frame)
 
     async def member_removed(self, event):

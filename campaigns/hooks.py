@@ -1,5 +1,5 @@
-"""What the layers above plug into this one: panels on pages (and what every player sees of one), who a
-dice-box roll is made as, and the portrait a feed entry shows.
+"""What the layers above plug into this one: panels on pages (and what the players and the GM see of
+one), who a dice-box roll is made as, and the portrait a feed entry shows.
 
 A panel is HTML one layer renders for a page that another owns: the GM's party panel (sheets), the
 encounter and the roll requests (play) on the table page; the roll prompts (play) on a sheet. The owner
@@ -37,18 +37,26 @@ def register_panel(*, place: str, name: str, render: Callable[..., str], order: 
     _panels[(place, name)] = Panel(place=place, name=name, order=order, render=render)
 
 
-# Per live panel name, what every player at a campaign's table sees of it: campaign id -> the HTML, the
-# same for each player (the GM's may differ). Its digest travels with the panel's refresh frame
-# (realtime.panel_changed), so a player's page that already shows it fetches nothing.
-_players_views: dict[str, Callable[[int], str]] = {}
+@dataclass(frozen=True)
+class PanelViews:
+    """What the players and what the GM see of a live panel at a campaign's table: campaign id -> the
+    HTML, the players' the same for each player. Their digests travel with the panel's refresh frame
+    (realtime.panel_changed), each to its own seats, so a page that already shows its view fetches
+    nothing."""
+
+    players: Callable[[int], str]
+    gm: Callable[[int], str]
 
 
-def register_players_view(*, panel: str, render: Callable[[int], str]) -> None:
-    _players_views[panel] = render
+_panel_views: dict[str, PanelViews] = {}
 
 
-def players_view(panel: str) -> Callable[[int], str] | None:
-    return _players_views.get(panel)
+def register_panel_views(*, panel: str, players: Callable[[int], str], gm: Callable[[int], str]) -> None:
+    _panel_views[panel] = PanelViews(players=players, gm=gm)
+
+
+def panel_views(panel: str) -> PanelViews | None:
+    return _panel_views.get(panel)
 
 
 def render_panels(place: str, request, **context) -> SafeString:

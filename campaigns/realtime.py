@@ -213,24 +213,26 @@ def shows(html: str) -> str:
 def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:
     """A live panel of the table ("encounter", "requests") changed; open pages fetch it again.
 
-    Where the panel's owner registered what every player sees of it (hooks.register_players_view), the
-    frame carries that view's digest, worked out once the change is committed: a player's page whose
-    panel already shows it (its ``data-shows``) fetches nothing. The GM's pages always fetch. Drawing
-    that view is database and template work, so the event is built once the click is answered: the
-    click's entry and its answer do not wait on it.
+    Where the panel's owner registered what the players and the GM see of it (hooks.register_panel_views),
+    the event carries a digest of each view, worked out once the change is committed; the consumer sends
+    each seat its own (the GM's only to the GM), and a page whose panel already shows it (its
+    ``data-shows``) fetches nothing. Drawing the views is database and template work, so the event is
+    built once the click is answered: the click's entry and its answer do not wait on it.
     """
-    players_see = None if gm_only else hooks.players_view(panel)
+    views = None if gm_only else hooks.panel_views(panel)
 
     def event() -> dict:
         built = {"type": "panel.changed", "panel": panel, "gm_only": gm_only}
-        if players_see is not None:
+        if views is not None:
             try:
-                built["shows"] = shows(players_see(campaign_id))
+                built["shows"] = shows(views.players(campaign_id))
+                built["gm_shows"] = shows(views.gm(campaign_id))
             except Exception:  # without a digest every page fetches: slower, never stale
-                logger.exception("the players' view of %s could not be drawn", panel)
+                logger.exception("a view of %s could not be drawn", panel)
+                built.pop("shows", None)
         return built
 
-    _send_on_commit(campaign_id, event, after_answer=players_see is not None)
+    _send_on_commit(campaign_id, event, after_answer=views is not None)
 
 
 def sheet_panel(character_id: int) -> str:

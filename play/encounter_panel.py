@@ -45,8 +45,8 @@ def _row(user, combat, encounter, combatant, actor) -> dict:
 
 
 def _panel_context(user, campaign, request=None) -> dict:
-    """The table's encounter panel for ``user``: its body drawn, and for a player the digest of what it
-    shows (campaigns.realtime.shows), which the encounter's refresh frames carry too."""
+    """The table's encounter panel for ``user``: its body drawn, and the digest of what it shows
+    (campaigns.realtime.shows), which the encounter's refresh frames carry too, each seat its own view's."""
     encounter = encounters.open_encounter(campaign)
     if encounter is None:
         context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
@@ -54,10 +54,13 @@ def _panel_context(user, campaign, request=None) -> dict:
         combatants = encounters.combatants_of(encounter)
         context = order_context(user, campaign, encounter, combat_for(campaign), combatants)
     if context["is_gm"]:
-        return {**context, "body": render_to_string(PANEL_BODY, context, request=request), "shows": ""}
-    # A player's body is drawn without the request, as players_encounter_panel draws it for the frame:
-    # it is the same for every player, so the page's digest and the frame's agree.
-    body = render_to_string(PANEL_BODY, context)
+        # The GM's controls carry the request's CSRF token. The digest sets it aside (realtime.shows), so
+        # it agrees with the frame's, drawn without a request (gm_encounter_panel).
+        body = render_to_string(PANEL_BODY, context, request=request)
+    else:
+        # A player's body is drawn without the request, as players_encounter_panel draws it for the
+        # frame: it is the same for every player, so the page's digest and the frame's agree.
+        body = render_to_string(PANEL_BODY, context)
     return {**context, "body": body, "shows": realtime.shows(body)}
 
 
@@ -79,7 +82,14 @@ def encounter_panel(request, campaign_id: int):
 
 def players_encounter_panel(campaign_id: int) -> str:
     """The encounter panel's body as every player at the table sees it: what the "encounter" refresh
-    frame's digest is taken of (hooks.register_players_view). Drawn as no one in particular: a player's
+    frame's digest is taken of (hooks.register_panel_views). Drawn as no one in particular: a player's
     view depends on no player (play.encounters.numbers_shown)."""
     campaign = Campaign.objects.get(pk=campaign_id)
     return _panel_context(AnonymousUser(), campaign)["body"]
+
+
+def gm_encounter_panel(campaign_id: int) -> str:
+    """The encounter panel's body as the campaign's GM sees it (NPC numbers and all): its digest goes to
+    the GM's sockets only (campaigns.consumers)."""
+    campaign = Campaign.objects.select_related("gm").get(pk=campaign_id)
+    return _panel_context(campaign.gm, campaign)["body"]

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from campaigns import realtime
 from play import encounters as services
-from play.encounter_panel import players_encounter_panel
+from play.encounter_panel import gm_encounter_panel, players_encounter_panel
 from tests.campaigns.test_consumers import open_socket
 from tests.conftest import frames_before_barrier
 
@@ -50,17 +50,19 @@ def shows_attribute(page: str) -> str | None:
     return found and found[1]
 
 
-def test_a_players_panel_carries_the_digest_of_what_every_player_sees_and_the_gms_none(
-    fight, gm, player, other_player, client_for  # noqa: F811
-):
+def test_each_seats_panel_carries_the_digest_of_its_own_view(fight, gm, player, other_player, client_for):  # noqa: F811
     encounter, *_ = fight
     table = reverse("table", args=[encounter.campaign_id])
+    refresh = reverse("encounter_panel", args=[encounter.campaign_id])
     players_view = realtime.shows(players_encounter_panel(encounter.campaign_id))
     for user in (player, other_player):
         assert shows_attribute(client_for(user).get(table).content.decode()) == players_view
-        refreshed = client_for(user).get(reverse("encounter_panel", args=[encounter.campaign_id]))
-        assert shows_attribute(refreshed.content.decode()) == players_view
-    assert shows_attribute(client_for(gm).get(table).content.decode()) is None
+        assert shows_attribute(client_for(user).get(refresh).content.decode()) == players_view
+    # The GM's, drawn with the page's CSRF tokens, agrees with the frame's, drawn without a request.
+    gms_view = realtime.shows(gm_encounter_panel(encounter.campaign_id))
+    assert shows_attribute(client_for(gm).get(table).content.decode()) == gms_view
+    assert shows_attribute(client_for(gm).get(refresh).content.decode()) == gms_view
+    assert gms_view != players_view  # the bandit's numbers are the GM's
 
 
 def test_the_digest_follows_what_players_see_and_never_the_npcs_hidden_numbers(fight, gm):  # noqa: F811
@@ -82,15 +84,26 @@ def test_the_digest_follows_what_players_see_and_never_the_npcs_hidden_numbers(f
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_the_encounter_frame_carries_the_players_digest_at_commit(
+async def test_the_encounter_frame_carries_each_seat_its_own_views_digest(
     make_campaign, gm, player, other_player, settings
 ):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     campaign = await sync_to_async(make_campaign)("fivebyfive", players=[player, other_player])
     ambush = await sync_to_async(services.encounter_create)(campaign=campaign, name="Salt Road")
-    socket, _ = await open_socket(player, campaign, feed=False)
+    players_socket, _ = await open_socket(player, campaign, feed=False)
+    gms_socket, _ = await open_socket(gm, campaign, feed=False)
     await sync_to_async(services.combatant_add_npc)(encounter=ambush, name="Bandit", cleaned_data=BANDIT)
-    (heard,) = await frames_before_barrier(campaign.pk, socket)
-    await socket.disconnect()
-    expected = await sync_to_async(lambda: realtime.shows(players_encounter_panel(campaign.pk)))()
-    assert {"type": "refresh", "panel": "encounter", "shows": expected} in heard
+    players_heard, gm_heard = await frames_before_barrier(campaign.pk, players_socket, gms_socket)
+    await players_socket.disconnect()
+    await gms_socket.disconnect()
+    players_view = await sync_to_async(lambda: realtime.shows(players_encounter_panel(campaign.pk)))()
+    gms_view = await sync_to_async(lambda: realtime.shows(gm_encounter_panel(campaign.pk)))()
+    assert gms_view != players_view  # the bandit's numbers are the GM's
+    encounter_frames = [
+        [frame for frame in heard if frame["panel"] == "encounter"] for heard in (players_heard, gm_heard)
+    ]
+    assert encounter_frames == [
+        [{"type": "refresh", "panel": "encounter", "shows": players_view}],
+        [{"type": "refresh", "panel": "encounter", "shows": gms_view}],
+    ]
+    assert gms_view not in repr(players_heard)  # on the wire: no frame to a player holds the GM's digest

@@ -1,6 +1,6 @@
 """A player's table page fetches the encounter panel again only when what players see of it changed: the
 "encounter" refresh frame carries the digest of the players' view (campaigns.realtime.shows) and a panel
-already showing it is left alone (static/js/table.js). The page says when each refresh round is in
+already showing it is left alone (static/js/table.js). The GM's page, the same with the GM's own view. The page says when each refresh round is in
 ("tabletop:refreshed", with how many panels it fetched), so the test waits on that, never on a clock."""
 
 import threading
@@ -35,13 +35,15 @@ def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_cha
     bandit = services.combatant_add_npc(encounter=encounter, name="Bandit", cleaned_data=npc)
     most = bandit.stats["hp_max"]
 
-    page = new_page()
+    page, gm_page = new_page(), new_page()
     log_in(page, player.username, PASSWORD)
+    log_in(gm_page, gm.username, PASSWORD)
     fetched = []
     page.on("request", lambda request: "/encounters/panel/" in request.url and fetched.append(request.url))
-    page.goto(f"/campaigns/{campaign.pk}/table/")
-    expect(page.locator("#table-status")).to_have_text("Live")
-    page.evaluate(ROUNDS)
+    for each in (page, gm_page):
+        each.goto(f"/campaigns/{campaign.pk}/table/")
+        expect(each.locator("#table-status")).to_have_text("Live")
+        each.evaluate(ROUNDS)
     summary = page.locator("#encounter-panel [data-combatant='Bandit'] .combatant-summary")
     expect(summary).to_have_text("")
 
@@ -64,7 +66,13 @@ def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_cha
     page.wait_for_function("() => window.encounterRounds.length === 1")
     hp(most - 2)  # still "hurt" to players: the page already shows it, and fetches nothing
     page.wait_for_function("() => window.encounterRounds.length === 2")
-    assert page.evaluate("() => window.encounterRounds") == [1, 0]
+    hp(most - 2)  # announced, and nothing anyone sees moved
+    for each in (page, gm_page):
+        each.wait_for_function("() => window.encounterRounds.length === 3")
+    assert page.evaluate("() => window.encounterRounds") == [1, 0, 0]
+    # The GM sees the number: each move is fetched, the change that moved nothing is not.
+    assert gm_page.evaluate("() => window.encounterRounds") == [1, 1, 0]
+    expect(gm_page.locator("#encounter-panel [data-combatant='Bandit']")).to_contain_text(f"{most - 2}/{most}")
     assert len(fetched) == 1
     expect(summary).to_have_text("hurt")
     row = page.locator("#encounter-panel [data-combatant='Bandit']")
