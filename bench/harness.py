@@ -11,7 +11,8 @@ htmx's GET for a plain panel, a plain fetch of the whole page for a merged one (
 the sheet's roll buttons are the fresh page's where the page's roll options are the fresh page's, else
 priced again as htmx does (``#roll-options``' hx-get, re-pricing ``#roll-buttons``). A frame for a panel
 the page does not show costs nothing, as in the browser. (table.js also fetches one panel name one round
-at a time; this client does not wait for a round before the next.)
+at a time; this client does not wait for a round before the next.) A panel inside a merged one (a sheet's
+recent rolls) is left to the merge where table.js leaves it (``comesWithMerge``).
 
 A fetch is *wasted* when what it brings would not change what the page shows: the fragment (for a
 merged sheet, less the parts table.js keeps: the version, the result, the buttons, the prompts) equals
@@ -77,6 +78,7 @@ class Page:
         self.entries: list[str] = []
         self.timers: dict[str, asyncio.TimerHandle] = {}
         self.shows: dict[str, str] = {}  # per panel name, the digest its gathered refresh frames carry
+        self.heard_at: dict[str, float] = {}  # per panel name, when its gathering began
         self.fetches: set[asyncio.Task] = set()
         self.idle: list[Http] = []
         self.feed = False
@@ -151,20 +153,38 @@ class Page:
         if not first:
             return  # a timer already runs for it
         self.seat.tracker.begin()
+        self.heard_at[name] = time.perf_counter()
         self.timers[name] = asyncio.get_running_loop().call_later(DEBOUNCE, self._fire, name)
 
     def _fire(self, name: str) -> None:
         del self.timers[name]
         known = self.shows.pop(name, "")
+        heard_at = self.heard_at.pop(name)
         for panel in [p for p in self.panels if p.name == name and not (known and p.shows == known)]:
+            if self._comes_with_merge(panel, heard_at):
+                continue
             self.seat.tracker.begin()
             task = asyncio.create_task(self._fetch(panel))
             self.fetches.add(task)
             task.add_done_callback(self.fetches.discard)
         self.seat.tracker.end()
 
+    def _comes_with_merge(self, panel: Panel, heard_at: float) -> bool:
+        """table.js comesWithMerge: a panel inside a merged one (a sheet's recent rolls) is not fetched
+        where the merged one is fetched since this panel's frame was heard, or is about to be."""
+        for outer in self.panels:
+            if outer is panel or not outer.merge or not panel.element_id:
+                continue
+            if not element_by_id(outer.html, panel.element_id):
+                continue
+            skipped = self.shows.get(outer.name) and outer.shows == self.shows[outer.name]
+            return (outer.name in self.timers and not skipped) or outer.merge_started > heard_at
+        return False
+
     async def _fetch(self, panel: Panel) -> None:
         tracker = self.seat.tracker
+        if panel.merge:
+            panel.merge_started = time.perf_counter()
         try:
             tracker.requests += 1
             tracker.fetched.append(f"{self.label}: {panel.url}")

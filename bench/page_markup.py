@@ -86,6 +86,7 @@ class Panel:
     html: str
     element_id: str | None
     shows: str = ""  # data-shows: the digest of what it shows, where the page has one
+    merge_started: float = -1.0  # a merged panel: when its newest fetch started (table.js mergeStartedAt)
 
 
 def live_panels(html: str) -> list[Panel]:

@@ -80,6 +80,9 @@
   // digest of what every player sees of it): a panel whose data-shows is that already is not fetched.
   // One frame without a digest in the gathering fetches them all.
   var refreshShows = {};
+  // When each name's gathering began (its first frame heard): a fetch started after it brings what the
+  // frames announced, since the server sends a frame only once its change is committed.
+  var refreshHeardAt = {};
   // A round that never settles (a request htmx dropped without an event) must not stop the panel for good.
   var ROUND_LIMIT_MS = 20000;
   // One click's refresh frames leave the server together and arrive within a few milliseconds; waiting
@@ -100,13 +103,17 @@
     var first = !refreshTimers[name];
     refreshShows[name] = shows && (first || refreshShows[name]) ? shows : "";
     if (!first) { return; }
+    refreshHeardAt[name] = performance.now();
     refreshTimers[name] = setTimeout(function () {
       delete refreshTimers[name];
       var known = refreshShows[name];
+      var heardAt = refreshHeardAt[name];
       delete refreshShows[name];
+      delete refreshHeardAt[name];
       var round = [];
       document.querySelectorAll('[data-live-panel="' + CSS.escape(name) + '"]').forEach(function (panel) {
         if (known && panel.getAttribute("data-shows") === known) { return; }
+        if (comesWithMerge(panel, heardAt)) { return; }
         if (panel.hasAttribute("data-live-merge")) { round.push(mergePanel(panel)); return; }
         round.push(window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
           { source: panel, target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } }));
@@ -124,6 +131,19 @@
       setTimeout(over, ROUND_LIMIT_MS);
       Promise.allSettled(round).then(over);
     }, REFRESH_GATHER_MS);
+  }
+
+  // A panel inside a merged one (a sheet's recent rolls, inside the sheet) comes with it: where the
+  // merged panel is fetched since this panel's frame was heard, or will be once its own gathering ends,
+  // fetching this one too would bring nothing new (a roll that earns a token sends both frames).
+  function comesWithMerge(panel, heardAt) {
+    var outer = panel.parentElement && panel.parentElement.closest("[data-live-merge]");
+    if (!outer) { return false; }
+    var name = outer.getAttribute("data-live-panel");
+    var skipped = refreshShows[name] && outer.getAttribute("data-shows") === refreshShows[name];
+    if (refreshTimers[name] && !skipped) { return true; }
+    if (refreshing[name] && refreshAgain[name]) { return true; }
+    return outer.mergeStartedAt !== undefined && outer.mergeStartedAt > heardAt;
   }
 
   function refreshAllPanels() {
@@ -268,6 +288,7 @@
   }
   function mergePanel(panel) {
     if (leaving) { return Promise.resolve(); }
+    panel.mergeStartedAt = performance.now();
     var url = panel.getAttribute("data-refresh-url");
     return fetch(url, { headers: { "Accept": "text/html" }, credentials: "same-origin" }).then(function (response) {
       if (!response.ok) { throw new Error("HTTP " + response.status); }

@@ -318,3 +318,58 @@ def test_a_change_from_elsewhere_prices_the_buttons_with_the_sheet_and_asks_agai
         new_mind = gm_lowers_mind(1)
     expect(mind_button).to_contain_text(f"Mind {new_mind}")
     assert len(pricing) == 2
+
+
+# Each refresh frame the page's socket hears, with when (the page's own clock), and each refresh round.
+HEARD = """() => {
+  window.heard = [];
+  window.rounds = [];
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Native(...args);
+    socket.addEventListener("message", (event) => {
+      const frame = JSON.parse(event.data);
+      if (frame.type === "refresh") { window.heard.push([frame.panel, performance.now()]); }
+    });
+    return socket;
+  };
+  Object.assign(window.WebSocket, Native);
+  window.WebSocket.prototype = Native.prototype;
+  document.addEventListener("tabletop:refreshed", (event) => { window.rounds.push(event.detail); });
+}"""
+
+
+def test_a_roll_that_changes_the_sheet_brings_its_recent_rolls_with_the_sheet(
+    new_page, make_campaign, player, fixed_dice
+):
+    """Doubles earn Larry a token (Five by Five, l.260): the roll changes the sheet and makes an entry, so
+    its page hears "sheet:" and "recent:" together. The merged sheet holds its recent rolls, so fetching
+    them apart would bring nothing new (static/js/table.js comesWithMerge)."""
+    campaign = make_campaign("fivebyfive", players=[player])
+    load_demo_characters(campaign, players=[player])
+    larry = campaign.characters.get(owner=player)
+    page = new_page()
+    page.context.add_init_script(HEARD.join(("(", ")()")))
+    fetched = []
+    page.on("request", lambda request: "/recent/" in request.url and fetched.append(request.url))
+    log_in(page, player.username, PASSWORD)
+    page.goto(larry.get_absolute_url())
+    expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    recent = page.locator("#recent-rolls")
+    expect(recent).to_contain_text("No rolls yet.")
+
+    fixed_dice(3, 3)
+    page.locator(".roll-button", has_text="Amateur Chef").click()
+    expect(page.locator("#roll-result .feed-entry")).to_contain_text("doubles token earned")
+    expect(recent).to_contain_text("Amateur Chef")  # it came with the merged sheet
+    names = {f"sheet:{larry.pk}", f"recent:{larry.pk}"}
+    page.wait_for_function(
+        "(names) => names.every((name) => window.rounds.some((round) => round.panel === name))",
+        arg=sorted(names),
+    )
+    rounds = {round["panel"]: round["fetched"] for round in page.evaluate("() => window.rounds")}
+    assert rounds[f"sheet:{larry.pk}"] == 1
+    heard = {panel: at for panel, at in page.evaluate("() => window.heard")}
+    # Heard within one gathering (table.js REFRESH_GATHER_MS, 40 ms), the recent rolls wait on the sheet.
+    if abs(heard[f"sheet:{larry.pk}"] - heard[f"recent:{larry.pk}"]) < 40:
+        assert rounds[f"recent:{larry.pk}"] == 0 and fetched == []
