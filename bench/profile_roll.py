@@ -26,11 +26,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import os
 import re
 import secrets
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -46,26 +44,12 @@ def main() -> None:
     parser.add_argument("--system", default=None)
     parser.add_argument("--rolls", type=int, default=200)
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="profile-roll-")
-    os.environ["SQLITE_PATH"] = str(Path(folder) / "profile.sqlite3")
-    for name in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(name, None)
-    # Production mode, as a table is served: no per-query debug bookkeeping.
-    os.environ.update(
-        DJANGO_DEBUG="0",
-        DJANGO_SECRET_KEY="profile-only-" + uuid.uuid4().hex * 2,
-        DJANGO_ALLOWED_HOSTS="testserver",
-        DJANGO_SECURE_SSL_REDIRECT="0",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="ERROR",
-    )
-    import django
+    import servers
 
-    django.setup()
+    servers.in_process_app("profile-roll")
+    import django
     import minimum
-    from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from fixtures import NPCS, box_drawn, turn_action_form
@@ -73,7 +57,6 @@ def main() -> None:
     from pyinstrument import Profiler
 
     from campaigns import realtime
-    from campaigns.limits import DEFAULT_RATE_LIMITS
     from campaigns.models import Campaign, Membership
     from play import encounters
     from play.models import Encounter
@@ -83,9 +66,6 @@ def main() -> None:
     from sheets.forms import as_posted
     from sheets.registry import game_systems, system_for
 
-    # Every budget out of the way: the limiter is bench/fairness.py's to measure.
-    settings.TABLE_RATE_LIMITS = {name: (10**9, 1) for name in DEFAULT_RATE_LIMITS}
-    call_command("migrate", verbosity=0)
     system_key = args.system or game_systems()[0].label
     users = get_user_model()
     gm, player = users.objects.create_user("gm"), users.objects.create_user("player")

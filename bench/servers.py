@@ -23,6 +23,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -208,6 +209,37 @@ def app_env(**settings: str) -> dict[str, str]:
         **settings,
     )
     return env
+
+
+def in_process_app(prefix: str) -> None:
+    """Set up this process as the app a profiling bench drives in-process (Django's test client or its
+    handler called directly): a throwaway SQLite database, migrated; production mode, as a table is
+    served (no per-query debug bookkeeping); every rate budget out of the way (the limiter is
+    bench/fairness.py's to measure)."""
+    import uuid
+
+    folder = tempfile.mkdtemp(prefix=f"{prefix}-")
+    os.environ["SQLITE_PATH"] = str(Path(folder) / f"{prefix}.sqlite3")
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        os.environ.pop(name, None)
+    os.environ.update(
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY=f"{prefix}-only-" + uuid.uuid4().hex * 2,
+        DJANGO_ALLOWED_HOSTS="testserver",
+        DJANGO_SECURE_SSL_REDIRECT="0",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        LOG_LEVEL="ERROR",
+    )
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from campaigns.limits import DEFAULT_RATE_LIMITS
+
+    settings.TABLE_RATE_LIMITS = {name: (10**9, 1) for name in DEFAULT_RATE_LIMITS}
+    call_command("migrate", verbosity=0)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -15,13 +15,12 @@ import argparse
 import collections
 import os
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def main() -> None:
@@ -29,33 +28,16 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=60)
     parser.add_argument("--templates", action="store_true", help="time spent in each template")
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="sheet-page-")
-    os.environ["SQLITE_PATH"] = str(Path(folder) / "sheet-page.sqlite3")
-    for name in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(name, None)
-    os.environ.update(
-        DJANGO_DEBUG="0",
-        DJANGO_SECRET_KEY="bench-only-" + uuid.uuid4().hex * 2,
-        DJANGO_ALLOWED_HOSTS="testserver",
-        DJANGO_SECURE_SSL_REDIRECT="0",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="ERROR",
-    )
-    import django
+    import servers
 
-    django.setup()
-    from django.conf import settings
+    servers.in_process_app("sheet-page")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.test import Client
 
-    from campaigns.limits import DEFAULT_RATE_LIMITS
     from campaigns.models import Campaign, Membership
     from sheets.demo import load_demo_characters
     from sheets.registry import game_systems
 
-    settings.TABLE_RATE_LIMITS = {name: (10**9, 1) for name in DEFAULT_RATE_LIMITS}
-    call_command("migrate", verbosity=0)
     spent = _time_templates() if args.templates else None
     users = get_user_model()
     gm, player = users.objects.create_user("gm"), users.objects.create_user("player")

@@ -37,26 +37,19 @@ def register_panel(*, place: str, name: str, render: Callable[..., str], order: 
     _panels[(place, name)] = Panel(place=place, name=name, order=order, render=render)
 
 
-@dataclass(frozen=True)
-class PanelViews:
-    """What the players and what the GM see of a live panel at a campaign's table: campaign id -> the
-    HTML, the players' the same for each player. Their digests travel with the panel's refresh frame
-    (realtime.panel_changed), each to its own seats, so a page that already shows its view fetches
-    nothing."""
-
-    players: Callable[[int], str]
-    gm: Callable[[int], str]
+# Per live panel name, what the players and what the GM see of it at a campaign's table: campaign id ->
+# (the players' HTML, the same for each player; the GM's), drawn together from one reading. Their
+# digests travel with the panel's refresh frame (realtime.panel_changed), each to its own seats, so a
+# page that already shows its view fetches nothing.
+_seat_views: dict[str, Callable[[int], tuple[str, str]]] = {}
 
 
-_panel_views: dict[str, PanelViews] = {}
+def register_seat_views(*, panel: str, render: Callable[[int], tuple[str, str]]) -> None:
+    _seat_views[panel] = render
 
 
-def register_panel_views(*, panel: str, players: Callable[[int], str], gm: Callable[[int], str]) -> None:
-    _panel_views[panel] = PanelViews(players=players, gm=gm)
-
-
-def panel_views(panel: str) -> PanelViews | None:
-    return _panel_views.get(panel)
+def seat_views(panel: str) -> Callable[[int], tuple[str, str]] | None:
+    return _seat_views.get(panel)
 
 
 def render_panels(place: str, request, **context) -> SafeString:

@@ -213,23 +213,23 @@ def shows(html: str) -> str:
 def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:
     """A live panel of the table ("encounter", "requests") changed; open pages fetch it again.
 
-    Where the panel's owner registered what the players and the GM see of it (hooks.register_panel_views),
+    Where the panel's owner registered what the players and the GM see of it (hooks.register_seat_views),
     the event carries a digest of each view, worked out once the change is committed; the consumer sends
     each seat its own (the GM's only to the GM), and a page whose panel already shows it (its
     ``data-shows``) fetches nothing. Drawing the views is database and template work, so the event is
     built once the click is answered: the click's entry and its answer do not wait on it.
     """
-    views = None if gm_only else hooks.panel_views(panel)
+    views = None if gm_only else hooks.seat_views(panel)
 
     def event() -> dict:
         built = {"type": "panel.changed", "panel": panel, "gm_only": gm_only}
         if views is not None:
             try:
-                built["shows"] = shows(views.players(campaign_id))
-                built["gm_shows"] = shows(views.gm(campaign_id))
+                players, gm = views(campaign_id)
             except Exception:  # without a digest every page fetches: slower, never stale
-                logger.exception("a view of %s could not be drawn", panel)
-                built.pop("shows", None)
+                logger.exception("the views of %s could not be drawn", panel)
+            else:
+                built.update(shows=shows(players), gm_shows=shows(gm))
         return built
 
     _send_on_commit(campaign_id, event, after_answer=views is not None)

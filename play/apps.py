@@ -25,8 +25,7 @@ class PlayConfig(AppConfig):
         register(place=table, name="turn", render=encounter_views.table_turn_panel, order=5)
         register(place=sheet, name="turn", render=encounter_views.sheet_turn_panel, order=-10)
         register(place=table, name="encounter", render=encounter_panel.table_encounter_panel, order=10)
-        views = {"players": encounter_panel.players_encounter_panel, "gm": encounter_panel.gm_encounter_panel}
-        hooks.register_panel_views(panel="encounter", **views)
+        hooks.register_seat_views(panel="encounter", render=encounter_panel.seat_views)
         register(place=table, name="requests", render=request_views.table_requests_panel, order=20)
         register(place=sheet, name="requests", render=request_views.sheet_requests_panel)
         register(place=table, name="saved", render=saved_roll_views.table_panel, order=25)

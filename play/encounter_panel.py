@@ -1,6 +1,7 @@
 """The table's encounter panel: the turn order as each seat sees it (NPC numbers only for whoever sees
-them), and for players the digest of what they all see, which the "encounter" refresh frames carry
-(campaigns.realtime.shows). The GM's encounter page draws the same order (play/encounter_views.py)."""
+them), and the digest of what each seat sees (the players all alike, the GM), which the "encounter"
+refresh frames carry (campaigns.realtime.shows). The GM's encounter page draws the same order
+(play/encounter_views.py)."""
 
 from __future__ import annotations
 
@@ -44,22 +45,28 @@ def _row(user, combat, encounter, combatant, actor) -> dict:
     }
 
 
-def _panel_context(user, campaign, request=None) -> dict:
-    """The table's encounter panel for ``user``: its body drawn, and the digest of what it shows
-    (campaigns.realtime.shows), which the encounter's refresh frames carry too, each seat its own view's."""
+def _fight(campaign) -> tuple:
+    """The campaign's open encounter and its combatants, (None, ()) where there is none."""
     encounter = encounters.open_encounter(campaign)
+    return encounter, encounters.combatants_of(encounter) if encounter is not None else ()
+
+
+def _panel_context(user, campaign, request=None, fight=None) -> dict:
+    """The table's encounter panel for ``user``: its body drawn, and the digest of what it shows
+    (campaigns.realtime.shows), which the encounter's refresh frames carry too, each seat its own view's.
+    ``fight``: the open encounter and its combatants, where they were read already."""
+    encounter, combatants = fight or _fight(campaign)
     if encounter is None:
         context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
     else:
-        combatants = encounters.combatants_of(encounter)
         context = order_context(user, campaign, encounter, combat_for(campaign), combatants)
     if context["is_gm"]:
         # The GM's controls carry the request's CSRF token. The digest sets it aside (realtime.shows), so
-        # it agrees with the frame's, drawn without a request (gm_encounter_panel).
+        # it agrees with the frame's, drawn without a request (seat_views).
         body = render_to_string(PANEL_BODY, context, request=request)
     else:
-        # A player's body is drawn without the request, as players_encounter_panel draws it for the
-        # frame: it is the same for every player, so the page's digest and the frame's agree.
+        # A player's body is drawn without the request, as seat_views draws it for the frame: it is
+        # the same for every player, so the page's digest and the frame's agree.
         body = render_to_string(PANEL_BODY, context)
     return {**context, "body": body, "shows": realtime.shows(body)}
 
@@ -80,16 +87,13 @@ def encounter_panel(request, campaign_id: int):
     return TemplateResponse(request, "play/encounter_panel.html", context)
 
 
-def players_encounter_panel(campaign_id: int) -> str:
-    """The encounter panel's body as every player at the table sees it: what the "encounter" refresh
-    frame's digest is taken of (hooks.register_panel_views). Drawn as no one in particular: a player's
-    view depends on no player (play.encounters.numbers_shown)."""
-    campaign = Campaign.objects.get(pk=campaign_id)
-    return _panel_context(AnonymousUser(), campaign)["body"]
-
-
-def gm_encounter_panel(campaign_id: int) -> str:
-    """The encounter panel's body as the campaign's GM sees it (NPC numbers and all): its digest goes to
-    the GM's sockets only (campaigns.consumers)."""
+def seat_views(campaign_id: int) -> tuple[str, str]:
+    """The encounter panel's body as every player at the table sees it, and as the campaign's GM sees it
+    (NPC numbers and all), from one reading of the fight: what the "encounter" refresh frame's digests
+    are taken of (hooks.register_seat_views), the GM's sent to the GM's sockets only
+    (campaigns.consumers). The players' is drawn as no one in particular: a player's view depends on no
+    player (play.encounters.numbers_shown)."""
     campaign = Campaign.objects.select_related("gm").get(pk=campaign_id)
-    return _panel_context(campaign.gm, campaign)["body"]
+    fight = _fight(campaign)
+    players = _panel_context(AnonymousUser(), campaign, fight=fight)["body"]
+    return players, _panel_context(campaign.gm, campaign, fight=fight)["body"]

@@ -233,7 +233,7 @@ async def test_a_panels_digest_is_drawn_after_the_answer_and_still_reaches_the_t
     first, then the view is drawn on the request's thread and its digest reaches every page."""
     from campaigns import realtime
     from play import encounters
-    from play.encounter_panel import players_encounter_panel
+    from play.encounter_panel import seat_views
     from sheets.demo import load_demo_characters
 
     campaign = await sync_to_async(make_campaign)("fivebyfive", players=[player, other_player])
@@ -261,7 +261,7 @@ async def test_a_panels_digest_is_drawn_after_the_answer_and_still_reaches_the_t
     assert answer["status"] < 400 and happened[0] == "answered" and "digest drawn" in happened
     (heard,) = await frames_before_barrier(campaign.pk, socket)
     await socket.disconnect()
-    expected = await sync_to_async(lambda: drawn(players_encounter_panel(campaign.pk)))()
+    expected = await sync_to_async(lambda: drawn(seat_views(campaign.pk)[0]))()
     assert {"type": "refresh", "panel": "encounter", "shows": expected} in heard
 
 

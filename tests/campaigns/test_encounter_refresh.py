@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from campaigns import realtime
 from play import encounters as services
-from play.encounter_panel import gm_encounter_panel, players_encounter_panel
+from play.encounter_panel import seat_views
 from tests.campaigns.test_consumers import open_socket
 from tests.conftest import frames_before_barrier
 
@@ -54,12 +54,12 @@ def test_each_seats_panel_carries_the_digest_of_its_own_view(fight, gm, player, 
     encounter, *_ = fight
     table = reverse("table", args=[encounter.campaign_id])
     refresh = reverse("encounter_panel", args=[encounter.campaign_id])
-    players_view = realtime.shows(players_encounter_panel(encounter.campaign_id))
+    players_view = realtime.shows(seat_views(encounter.campaign_id)[0])
     for user in (player, other_player):
         assert shows_attribute(client_for(user).get(table).content.decode()) == players_view
         assert shows_attribute(client_for(user).get(refresh).content.decode()) == players_view
     # The GM's, drawn with the page's CSRF tokens, agrees with the frame's, drawn without a request.
-    gms_view = realtime.shows(gm_encounter_panel(encounter.campaign_id))
+    gms_view = realtime.shows(seat_views(encounter.campaign_id)[1])
     assert shows_attribute(client_for(gm).get(table).content.decode()) == gms_view
     assert shows_attribute(client_for(gm).get(refresh).content.decode()) == gms_view
     assert gms_view != players_view  # the bandit's numbers are the GM's
@@ -75,7 +75,7 @@ def test_the_digest_follows_what_players_see_and_never_the_npcs_hidden_numbers(f
         bandit.refresh_from_db()
         bandit.stats = {**bandit.stats, "hp": hp}
         bandit.save(update_fields=["stats"])
-        return realtime.shows(players_encounter_panel(encounter.campaign_id))
+        return realtime.shows(seat_views(encounter.campaign_id)[0])
 
     most = bandit.stats["hp_max"]
     assert digest_at(most - 1) == digest_at(most - 2)  # "hurt" either way
@@ -96,8 +96,8 @@ async def test_the_encounter_frame_carries_each_seat_its_own_views_digest(
     players_heard, gm_heard = await frames_before_barrier(campaign.pk, players_socket, gms_socket)
     await players_socket.disconnect()
     await gms_socket.disconnect()
-    players_view = await sync_to_async(lambda: realtime.shows(players_encounter_panel(campaign.pk)))()
-    gms_view = await sync_to_async(lambda: realtime.shows(gm_encounter_panel(campaign.pk)))()
+    players_view = await sync_to_async(lambda: realtime.shows(seat_views(campaign.pk)[0]))()
+    gms_view = await sync_to_async(lambda: realtime.shows(seat_views(campaign.pk)[1]))()
     assert gms_view != players_view  # the bandit's numbers are the GM's
     encounter_frames = [
         [frame for frame in heard if frame["panel"] == "encounter"] for heard in (players_heard, gm_heard)
