@@ -1,7 +1,8 @@
 """A player's table page fetches the encounter panel again only when what players see of it changed: the
 "encounter" refresh frame carries the digest of the players' view (campaigns.realtime.shows) and a panel
-already showing it is left alone (static/js/table.js). The GM's page, the same with the GM's own view. The page says when each refresh round is in
-("tabletop:refreshed", with how many panels it fetched), so the test waits on that, never on a clock."""
+already showing it is left alone (static/js/table.js). The GM's page, the same with the GM's own view.
+The page says when each refresh round is in ("tabletop:refreshed", with how many panels it fetched), so
+the test waits on that, never on a clock."""
 
 import threading
 
@@ -72,7 +73,8 @@ def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_cha
     assert page.evaluate("() => window.encounterRounds") == [1, 0, 0]
     # The GM sees the number: each move is fetched, the change that moved nothing is not.
     assert gm_page.evaluate("() => window.encounterRounds") == [1, 1, 0]
-    expect(gm_page.locator("#encounter-panel [data-combatant='Bandit']")).to_contain_text(f"{most - 2}/{most}")
+    gm_row = gm_page.locator("#encounter-panel [data-combatant='Bandit']")
+    expect(gm_row).to_contain_text(f"{most - 2}/{most}")
     assert len(fetched) == 1
     expect(summary).to_have_text("hurt")
     row = page.locator("#encounter-panel [data-combatant='Bandit']")
