@@ -25,7 +25,7 @@ HEIGHT = 28
 
 
 ROLL_ATTRIBUTES = (
-    'hx-include="#roll-options, #sheet-version, #roll-idempotency, #roll-buttons-drawn"'
+    'hx-include="#roll-options, #roll-visibility, #sheet-version, #roll-idempotency, #roll-buttons-drawn"'
     ' hx-sync="#roll-options:replace" hx-target="#roll-result" hx-swap="outerHTML" hx-disabled-elt="this"'
 )
 # What reverse() leaves unquoted in a path (RFC 3986 pchar).

@@ -71,9 +71,14 @@ def test_a_blind_roll_from_a_sheet_button_tells_the_roller_only_that_it_was_made
 
     roller.bring_to_front()  # back from the table's tab, which opened in front of the sheet
     roller.locator("#roll-options-panel summary").click()
+    # Who sees it changes no chance: choosing it asks for no redrawn buttons (a click landing while they
+    # were redrawn was lost), and the roll still carries it (hx-include).
+    repriced = []
+    roller.on("request", lambda request: "/buttons/" in request.url and repriced.append(request.url))
     roller.get_by_label("Who sees the roll").select_option("blind")
     with roller.expect_response(re.compile(r"/roll/")) as answer:
         roller.locator(".roll-button").first.click()
+    assert repriced == []
     body = answer.value.text()
     assert answer.value.status == 200
     assert "A blind roll was made" in body
