@@ -113,3 +113,8 @@ class PreparedQuery:
             ordinary = self.build(*range(1, len(self.placeholders) + 1)).using(using)
             compiled = self._by_alias[using] = _Compiled(made, self.placeholders, ordinary)
         return compiled.run(ids)
+
+    def first(self, *ids: int, using: str = "default"):
+        """The first row, or None: for a look-up of one row (by its id, under the caller's conditions)."""
+        rows = self(*ids, using=using)
+        return rows[0] if rows else None

@@ -93,7 +93,7 @@ def table_for_member(user, campaign_id: int) -> tuple[Campaign, list]:
     if seats:
         campaign = seats[0].campaign
     else:
-        campaign = next(iter(_campaign_with_gm(campaign_id)), None)
+        campaign = _campaign_with_gm.first(campaign_id)
     if campaign is None or not (campaign.gm_id == user.pk or any(seat.user_id == user.pk for seat in seats)):
         raise Http404("No such campaign.")
     return campaign, [campaign.gm, *(seat.user for seat in seats)]

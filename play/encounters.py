@@ -378,7 +378,7 @@ def numbers_shown(user, encounter: Encounter, combatant: Combatant) -> bool:
 
 def running_encounter(campaign) -> Encounter | None:
     """The fight going on now (the newest, should the GM run two)."""
-    return _first_of(campaign, _running_at(campaign.pk))
+    return _with_campaign(_running_at.first(campaign.pk), campaign)
 
 
 @PreparedQuery
@@ -389,7 +389,7 @@ def _running_at(campaign_id: int):
 def open_encounter(campaign) -> Encounter | None:
     """The fight the table's encounter panel shows: the first not ended (set up or running), in the
     encounters' own order, as ``campaign.encounters.exclude(ended).first()`` gives it."""
-    return _first_of(campaign, _open_at(campaign.pk))
+    return _with_campaign(_open_at.first(campaign.pk), campaign)
 
 
 @PreparedQuery
@@ -400,18 +400,17 @@ def _open_at(campaign_id: int):
 def encounter_at(campaign, encounter_id: int) -> Encounter:
     """The campaign's encounter of that id (404 for another campaign's or none), as
     ``campaign.encounters`` would give it: the views' every encounter post reads it first."""
-    encounter = _first_of(campaign, _encounter_at(campaign.pk, encounter_id))
+    encounter = _with_campaign(_encounter_at.first(campaign.pk, encounter_id), campaign)
     if encounter is None:
         raise Http404("No such encounter at this table.")
     return encounter
 
 
-def _first_of(campaign, encounters: list[Encounter]) -> Encounter | None:
-    """The first of a campaign's encounters a look-up found, its campaign set as campaign.encounters would."""
-    for encounter in encounters[:1]:
+def _with_campaign(encounter: Encounter | None, campaign) -> Encounter | None:
+    """A campaign's encounter a look-up found, its campaign set as campaign.encounters would."""
+    if encounter is not None:
         Encounter.campaign.field.set_cached_value(encounter, campaign)
-        return encounter
-    return None
+    return encounter
 
 
 @PreparedQuery

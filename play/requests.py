@@ -71,9 +71,10 @@ def requests_for_sheet(character: Character) -> tuple[list[RollRequestTarget], l
 def target_of(character: Character, target_id: int) -> RollRequestTarget:
     """The character's place in a request (404 for another character's, or none): what a prompt's
     button answers."""
-    for target in _target_of(target_id, character.pk):
-        return target
-    raise Http404("No such request for this character.")
+    target = _target_of.first(target_id, character.pk)
+    if target is None:
+        raise Http404("No such request for this character.")
+    return target
 
 
 # Read on every sheet page and every answer, compiled once (campaigns/prepared.py).

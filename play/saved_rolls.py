@@ -39,17 +39,19 @@ def saved_rolls_for_sheet(user, character) -> list[SavedRoll]:
 def saved_roll_at_table(user, campaign, saved_id: int) -> SavedRoll:
     """The user's own saved roll at this table, its character and campaign (with the GM) joined; 404 for
     anyone else's, so nobody learns that one exists."""
-    for saved in _table_roll(saved_id, campaign.pk, user.pk):
-        return saved
-    raise Http404("No such saved roll.")
+    saved = _table_roll.first(saved_id, campaign.pk, user.pk)
+    if saved is None:
+        raise Http404("No such saved roll.")
+    return saved
 
 
 def saved_roll_of_sheet(user, character, saved_id: int) -> SavedRoll:
     """The user's own saved roll for this character (already checked and loaded: set on it); 404 else."""
-    for saved in _sheet_roll(saved_id, character.pk, user.pk):
-        saved.character = character
-        return saved
-    raise Http404("No such saved roll.")
+    saved = _sheet_roll.first(saved_id, character.pk, user.pk)
+    if saved is None:
+        raise Http404("No such saved roll.")
+    saved.character = character
+    return saved
 
 
 # Each read on every saved roll's click or panel, compiled once (campaigns/prepared.py).

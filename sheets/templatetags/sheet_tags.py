@@ -1,5 +1,5 @@
-"""The sheet's roll buttons, each with a small server-drawn picture of its odds: outcome bars, or a curve
-of P(total >= t)."""
+"""A sheet's parts drawn in Python: its roll buttons, each with a small picture of its odds (outcome bars,
+or a curve of P(total >= t)), and its in-place fields; and the party summary a GM watches."""
 
 import functools
 from itertools import groupby
