@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 
 from campaigns import realtime
 from campaigns.models import Campaign
+from campaigns.prepared import PreparedQuery
 from campaigns.selectors import campaign_for_member
 from sheets.registry import combat_for
 
@@ -87,13 +88,21 @@ def encounter_panel(request, campaign_id: int):
     return TemplateResponse(request, "play/encounter_panel.html", context)
 
 
+# Read after every change to a fight (realtime.event), beside the hit's own work.
+_campaign_and_gm = PreparedQuery(
+    lambda campaign_id: Campaign.objects.select_related("gm").filter(pk=campaign_id)
+)
+
+
 def seat_views(campaign_id: int) -> tuple[str, str]:
     """The encounter panel's body as every player at the table sees it, and as the campaign's GM sees it
     (NPC numbers and all), from one reading of the fight: what the "encounter" refresh frame's digests
     are taken of (hooks.register_seat_views), the GM's sent to the GM's sockets only
     (campaigns.consumers). The players' is drawn as no one in particular: a player's view depends on no
     player (play.encounters.numbers_shown)."""
-    campaign = Campaign.objects.select_related("gm").get(pk=campaign_id)
+    campaign = _campaign_and_gm.first(campaign_id)
+    if campaign is None:  # deleted since the change: no table is left to draw it for
+        return "", ""
     fight = _fight(campaign)
     players = _panel_context(AnonymousUser(), campaign, fight=fight)["body"]
     return players, _panel_context(campaign.gm, campaign, fight=fight)["body"]

@@ -111,6 +111,7 @@ def combatants_of(encounter: Encounter) -> list[Combatant]:
     combatants = _fight_of(encounter.campaign.system)(encounter.pk)
     for combatant in combatants:
         Combatant.encounter.field.set_cached_value(combatant, encounter)  # as encounter.combatants would
+        combatant.as_read = combatant.play_columns()  # _save writes back only the rows a move changed
     return combatants
 
 
@@ -312,10 +313,15 @@ def _checked(combatant: Combatant) -> None:
 
 
 def _save(encounter: Encounter, combatants: list[Combatant]) -> None:
+    """The encounter, and each combatant whose play columns differ from what was read: a hit changes
+    one or two rows of a fight of a dozen, and each row left alone was a check and an UPDATE."""
     encounter.save(update_fields=["status", "round", "turn", "state"])
     for combatant in combatants:
+        if combatant.play_columns() == getattr(combatant, "as_read", None):
+            continue
         _checked(combatant)
-        combatant.save(update_fields=["initiative", "position", "stats", "state", "out"])
+        combatant.save(update_fields=Combatant.PLAY_COLUMNS)
+        combatant.as_read = combatant.play_columns()
 
 
 def current_actor(encounter: Encounter, combatants: list[Combatant]) -> Combatant | None:
@@ -459,7 +465,7 @@ def encounter_act(
         if target is None:
             raise EncounterError("Pick a target for that action.")
     form_class = offered[action].form_class
-    if form_class is not None and not by_gm:
+    if form_class is not None and not by_gm and offered[action].gm_fields:
         # The GM's calls (a TN, the score an attack rolls) are not on a player's form: one posted anyway
         # is refused, never silently taken or swapped.
         blank = form_class(prefix=prefix)
@@ -467,7 +473,7 @@ def encounter_act(
         if sent:
             labels = [str(form_class.base_fields[name].label or name) for name in sent]
             raise EncounterError(f"{', '.join(labels)}: the GM's call, not the player's; leave it to the GM.")
-        data = with_initial(data, form_class, prefix=prefix, names=offered[action].gm_fields)
+        data = with_initial(data, blank, names=offered[action].gm_fields)
     options = (
         cleaned(form_class, data, prefix=prefix, what=f"the options of {offered[action].label}")
         if form_class is not None

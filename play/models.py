@@ -1,5 +1,7 @@
 """Play at the table: encounters the GM runs and the rolls the GM asks for."""
 
+import json
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -73,6 +75,17 @@ class Combatant(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    # What the rules change in play: the columns an encounter's moves write back.
+    PLAY_COLUMNS = ("initiative", "position", "stats", "state", "out")
+
+    def play_columns(self) -> tuple:
+        """The play columns as they would be stored: the JSON ones as text, so a picture taken when the
+        row is read is not changed by the rules changing its dicts in place."""
+        return tuple(
+            json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
+            for value in (getattr(self, column) for column in self.PLAY_COLUMNS)
+        )
 
     def clean(self) -> None:
         errors = {}

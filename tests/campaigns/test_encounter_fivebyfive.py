@@ -4,10 +4,13 @@ import re
 
 import pytest
 from django import forms
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
 from play import encounters as services
+from play.models import Combatant
 from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
@@ -214,6 +217,34 @@ def two_bandits(fight):
     encounter, larry, mara, bandit = fight
     services.combatant_add_npc(encounter=encounter, name="Cutthroat", cleaned_data={**BANDIT, "hp": 8})
     return fight
+
+
+def play_rows(encounter) -> dict:
+    return {c.pk: c.play_columns() for c in Combatant.objects.filter(encounter=encounter)}
+
+
+def test_an_action_writes_back_only_the_combatants_it_changed(two_bandits, gm):
+    """A hit touches the attacker and its target; the rest of the fight's rows are neither checked nor
+    written again (play.encounters._save), and what changed is stored."""
+    encounter, larry, mara, bandit = two_bandits
+    # Mara steals initiative as in the short fight (Larry 3 x 3 fails, Mara 1 x 2 <= 2): she goes first.
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    before = play_rows(encounter)
+    with CaptureQueriesContext(connection) as queries:
+        # As in the short fight: a hit on the Bandit, its dodge too slow, 10 damage.
+        act(encounter, by_name["Mara Quill"], "attack", bandit, {"dodge": "on"}, 2, 2, 3, 4, 6, 3, gm=gm)
+    after = play_rows(encounter)
+    update = re.compile(r'UPDATE "play_combatant" .* WHERE "play_combatant"."id" = (\d+)')
+    written = {int(match[1]) for query in queries.captured_queries if (match := update.search(query["sql"]))}
+    changed = {pk for pk in before if before[pk] != after[pk]}
+    assert bandit.pk in changed and after[bandit.pk] != before[bandit.pk]
+    assert written == changed
+    assert {by_name["Larry Booker"].pk, by_name["Cutthroat"].pk}.isdisjoint(written)
+    bandit.refresh_from_db()
+    assert bandit.stats["hp"] == 2 and bandit.state["dodges"] == 1
 
 
 def test_pc_hurt_healed_and_harmed_with_the_gm_token(two_bandits, gm):
