@@ -18,7 +18,10 @@ Then two figures without the profiler: the dice box through the whole ASGI appli
 broadcast, answer), with the database connections it opened; and the dice box's service alone (the
 seat check, the roll subjects, ``table_roll_create``), a roll without any HTTP stack.
 
-``--system KEY`` picks the game system (default: the first installed); ``--rolls N`` the count.
+``--system KEY`` picks the game system (default: the first installed); ``--rolls N`` the count;
+``--bystanders N`` adds N more quick NPCs to the encounter: a fuller fight, as a table of
+several players and the GM's band makes; ``--only TEXT`` times only the paths whose name holds TEXT
+(Django's minimum is always timed, as the yardstick of the same run).
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--system", default=None)
     parser.add_argument("--rolls", type=int, default=200)
+    parser.add_argument("--bystanders", type=int, default=0)
+    parser.add_argument("--only", default="")
     args = parser.parse_args()
     import servers
 
@@ -91,7 +96,8 @@ def main() -> None:
     loop = asyncio.new_event_loop()
     encounter = encounters.encounter_create(campaign=campaign, name="Profile")
     encounters.combatant_add_character(encounter=encounter, character=character)
-    encounters.combatant_add_npc(encounter=encounter, name="Dummy", cleaned_data=dict(NPCS[system_key]))
+    for name in ["Dummy"] + [f"Bystander {number}" for number in range(1, args.bystanders + 1)]:
+        encounters.combatant_add_npc(encounter=encounter, name=name, cleaned_data=dict(NPCS[system_key]))
     encounters.encounter_start(
         encounter=encounter, version=encounter.version, roller=Roller(secrets.SystemRandom()), author=gm
     )
@@ -159,6 +165,8 @@ def main() -> None:
     }
     print(f"Python {sys.version.split()[0]}, Django {django.get_version()}, {args.rolls} rolls per path")
     for label, (url, fields, before) in paths.items():
+        if args.only not in label and not label.startswith("django minimum"):
+            continue
 
         def post(url=url, fields=fields, before=before):
             """One request; returns its (wall, CPU) seconds, the untimed preparation left out."""
@@ -215,8 +223,9 @@ def main() -> None:
                 time="percent_of_total",
             )
         )
-    through_asgi(application, f"/campaigns/{campaign.pk}/table/roll/", cookie, csrf, args.rolls, box)
-    service_alone(campaign, player, args.rolls)
+    if args.only in "dice box":
+        through_asgi(application, f"/campaigns/{campaign.pk}/table/roll/", cookie, csrf, args.rolls, box)
+        service_alone(campaign, player, args.rolls)
 
 
 def asgi_request(path: str, fields: dict, cookie: str, csrf: str) -> tuple[dict, bytes]:

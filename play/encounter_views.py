@@ -291,8 +291,9 @@ def encounter_odds(request, campaign_id: int, encounter_id: int):
             if action is not None:
                 target = next((c for c in action.targets if c.pk == form.cleaned_data["target"]), None)
                 data = request.GET
-                if action.form_class is not None and not by_gm:
-                    data = with_initial(data, action.form_class, prefix=action.key, names=action.gm_fields)
+                if action.form_class is not None and not by_gm and action.gm_fields:
+                    blank = action.form_class(prefix=action.key)
+                    data = with_initial(data, blank, names=action.gm_fields)
                 if odds.priced(request.user, encounter, action, target):
                     percent = format_percent(
                         odds.action_chance(combat, encounter, actor, action, target, data)

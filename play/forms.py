@@ -40,7 +40,11 @@ def cleaned(form_class: type[forms.Form], data: Any, *, prefix: str | None, what
 def initial_data(form_class: type[forms.Form], *, prefix: str | None, names=None) -> dict[str, Any]:
     """What the form posts as first drawn (each field's initial value), for the fields ``names`` (None:
     all): an unticked checkbox posts nothing, a list of choices each one picked (a list)."""
-    form = form_class(prefix=prefix)
+    return _initial_of(form_class(prefix=prefix), names)
+
+
+def _initial_of(form: forms.Form, names) -> dict[str, Any]:
+    """:func:`initial_data` of an unbound form already made."""
     data: dict[str, Any] = {}
     for name, field in form.fields.items():
         if names is not None and name not in names:
@@ -66,13 +70,13 @@ def _first_option(field: forms.Field):
     return None
 
 
-def with_initial(data: Any, form_class: type[forms.Form], *, prefix: str | None, names) -> Any:
-    """``data`` with the fields ``names`` put back to their initial values, whatever was posted for them."""
-    form = form_class(prefix=prefix)
+def with_initial(data: Any, form: forms.Form, *, names) -> Any:
+    """``data`` with the fields ``names`` put back to their initial values in ``form`` (unbound, made
+    with the prefix ``data`` is read under), whatever was posted for them."""
     kept = data.copy()  # a QueryDict's copy keeps every value of a multiple choice
     for name in names:
         kept.pop(form.add_prefix(name), None)
-    for key, value in initial_data(form_class, prefix=prefix, names=names).items():
+    for key, value in _initial_of(form, names).items():
         if isinstance(value, list) and hasattr(kept, "setlist"):  # a QueryDict holds each value of a list
             kept.setlist(key, value)
         else:
