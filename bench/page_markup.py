@@ -1,4 +1,4 @@
-"""Reading a page's HTML as static/js/table.js reads it, for bench/harness.py's pages: its live panels, an
+"""Reading a page's HTML as static/js/table.js reads it, for bench/open_page.py's pages: its live panels, an
 element by id, a form's values, and what a fragment shows once per-render tokens are set aside. The
 refresh debounce and the parts of a sheet a merge keeps are read from table.js itself, so the bench
 follows the page's script.
@@ -71,6 +71,11 @@ def shown(fragment: str, *, merged: bool = False) -> str:
             if part:
                 text = text.replace(part, f"<kept {element_id}>")
     return text
+
+
+def shows_entries(fragment: str, cursors: list[str]) -> bool:
+    """Whether the fragment holds a line for each of these entries (``data-entry``: table.js showsEntries)."""
+    return all(f'data-entry="{cursor}"' in fragment for cursor in cursors)
 
 
 def inner(fragment: str) -> str:

@@ -14,7 +14,8 @@ The protocol, both ways as JSON text frames:
                        {"type": "pong"}           after any entries the viewer had missed
                        {"type": "refresh", "panel": name}   a panel changed: fetch it again over HTTP
                                    (to a page without a feed, "recent:<character id>" after an
-                                   entry made as that character which its viewer may see)
+                                   entry made as that character which its viewer may see, with
+                                   "entry": its cursor, so a page already showing it fetches nothing)
 
 Nothing is written over the socket: the page rolls and chats with htmx POSTs (the dice box, the
 chat box, a sheet's button, an encounter action), the paths with the forms' own checks and messages
@@ -347,11 +348,16 @@ class TableConsumer(AsyncWebsocketConsumer):
             return  # a whisper at another table, heard on this user's own group
         if not self.wants_feed:
             # A sheet page: an entry made as a character refreshes that sheet's recent rolls, for a
-            # viewer who may see the entry only (the page fetches the panel over HTTP, filtered).
+            # viewer who may see the entry only (the page fetches the panel over HTTP, filtered). The
+            # entry's cursor, which that viewer's feed would show too, lets a page whose merged sheet
+            # brought the entry already leave the panel be.
             character_id = event.get("character_id")
             if character_id is not None and self._variant(event) is not None:
                 panel = realtime.recent_rolls_panel(character_id)
-                await self._send_json({"type": "refresh", "panel": panel})
+                frame = {"type": "refresh", "panel": panel}
+                if event.get("cursor"):  # an event from a worker of an older release has none: fetch
+                    frame["entry"] = event["cursor"]
+                await self._send_json(frame)
             return
         seq = event["seq"]
         if seq <= self.seen_seq:

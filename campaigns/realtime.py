@@ -162,6 +162,7 @@ def entry_event(entry) -> dict:
     return {
         "type": "feed.entry",
         "seq": entry.seq,
+        "cursor": entry.cursor,
         "visibility": entry.visibility,
         "author_id": entry.author_id,
         "numbers_gm_only": numbers_gm_only,

@@ -83,6 +83,11 @@
   // When each name's gathering began (its first frame heard): a fetch started after it brings what the
   // frames announced, since the server sends a frame only once its change is committed.
   var refreshHeardAt = {};
+  // The entries the gathered frames name, where every frame names one (a new entry made as a sheet's
+  // character, for its recent rolls): a panel showing each of them already (its data-entry) is left be.
+  var refreshEntries = {};
+  // Each name's round while it is out, so a panel inside a merge on its way can wait for what it brings.
+  var roundOut = {};
   // A round that never settles (a request htmx dropped without an event) must not stop the panel for good.
   var ROUND_LIMIT_MS = 20000;
   // One click's refresh frames leave the server together and arrive within a few milliseconds; waiting
@@ -97,26 +102,45 @@
     setTimeout(function () { leaving = false; }, 3000);
   });
   window.addEventListener("pageshow", function () { leaving = false; });
-  function refreshPanel(name, shows) {
+  function refreshPanel(name, shows, entry) {
     if (!window.htmx) { return; }
     if (refreshing[name]) { refreshAgain[name] = true; return; }
     var first = !refreshTimers[name];
     refreshShows[name] = shows && (first || refreshShows[name]) ? shows : "";
+    refreshEntries[name] = entry && (first || refreshEntries[name]) ? (refreshEntries[name] || []).concat([entry]) : null;
     if (!first) { return; }
     refreshHeardAt[name] = performance.now();
     refreshTimers[name] = setTimeout(function () {
       delete refreshTimers[name];
       var known = refreshShows[name];
       var heardAt = refreshHeardAt[name];
+      var entries = refreshEntries[name];
       delete refreshShows[name];
       delete refreshHeardAt[name];
+      delete refreshEntries[name];
       var round = [];
+      var fetched = 0;
+      var fetchOne = function (panel) {
+        fetched += 1;
+        if (panel.hasAttribute("data-live-merge")) { return mergePanel(panel); }
+        return window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
+          { source: panel, target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } });
+      };
       document.querySelectorAll('[data-live-panel="' + CSS.escape(name) + '"]').forEach(function (panel) {
         if (known && panel.getAttribute("data-shows") === known) { return; }
+        if (entries && showsEntries(panel, entries)) { return; }
         if (comesWithMerge(panel, heardAt)) { return; }
-        if (panel.hasAttribute("data-live-merge")) { round.push(mergePanel(panel)); return; }
-        round.push(window.htmx.ajax("GET", panel.getAttribute("data-refresh-url"),
-          { source: panel, target: panel, swap: "outerHTML", headers: { "X-Live-Refresh": "1" } }));
+        // The merge holding this panel was already out when the frame came: it was asked for after its
+        // own frame, so it may well bring the entry too. Decided once it is in.
+        var merging = entries && mergeOut(panel);
+        if (merging) {
+          round.push(merging.then(function () {
+            var now = panel.isConnected ? panel : document.querySelector('[data-live-panel="' + CSS.escape(name) + '"]');
+            if (now && !showsEntries(now, entries)) { return fetchOne(now); }
+          }));
+          return;
+        }
+        round.push(fetchOne(panel));
       });
       refreshing[name] = true;
       var done = false;
@@ -124,13 +148,24 @@
         if (done) { return; }
         done = true;
         delete refreshing[name];
+        delete roundOut[name];
         // The round is in: how many of the name's panels it fetched (none where each already showed it).
-        document.dispatchEvent(new CustomEvent("tabletop:refreshed", { detail: { panel: name, fetched: round.length } }));
+        document.dispatchEvent(new CustomEvent("tabletop:refreshed", { detail: { panel: name, fetched: fetched } }));
         if (refreshAgain[name]) { delete refreshAgain[name]; refreshPanel(name); }
       };
       setTimeout(over, ROUND_LIMIT_MS);
-      Promise.allSettled(round).then(over);
+      roundOut[name] = Promise.allSettled(round).then(over);
     }, REFRESH_GATHER_MS);
+  }
+
+  function showsEntries(panel, entries) {
+    return entries.every(function (cursor) { return panel.querySelector('[data-entry="' + CSS.escape(cursor) + '"]'); });
+  }
+
+  // The round of the merged panel holding this one, while it is out.
+  function mergeOut(panel) {
+    var outer = panel.parentElement && panel.parentElement.closest("[data-live-merge]");
+    return outer ? roundOut[outer.getAttribute("data-live-panel")] : undefined;
   }
 
   // A panel inside a merged one (a sheet's recent rolls, inside the sheet) comes with it: where the
@@ -332,7 +367,9 @@
       // Only a feed reloads: a page without one has nothing to catch up by reloading, and may hold
       // typed text.
       case "reload": if (feed) { window.location.reload(); } break;
-      case "refresh": refreshPanel(String(data.panel), data.shows ? String(data.shows) : ""); break;
+      case "refresh":
+        refreshPanel(String(data.panel), data.shows ? String(data.shows) : "", data.entry ? String(data.entry) : "");
+        break;
       default: break; // "pong": hearing anything already proves the line is alive
     }
   }

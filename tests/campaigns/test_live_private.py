@@ -295,24 +295,26 @@ async def test_an_entry_made_as_a_character_refreshes_its_recent_rolls_only_for_
 ):
     character = await sync_to_async(demo_character)("triad")
     campaign = await sync_to_async(lambda: character.campaign)()
-    refresh = {"type": "refresh", "panel": f"recent:{character.pk}"}
     sheets = {user: (await open_socket(user, campaign, feed=False))[0] for user in (gm, player, other_player)}
 
-    async def heard(*users):
+    async def heard(entry, *users):
+        # The frame names the entry by the cursor its viewers' feeds show, so a page already showing
+        # it fetches nothing (static/js/table.js showsEntries); no one else hears of it at all.
+        refresh = {"type": "refresh", "panel": f"recent:{character.pk}", "entry": entry.cursor}
         frames = await frames_before_barrier(campaign.pk, *sheets.values())
         for user, got in zip(sheets, frames, strict=True):
             assert got == ([refresh] if user in users else []), user.username
 
     secret = await aroll(campaign, gm, "1d1000", "gm", faces=(987,), character=character)
-    await heard(gm)  # GM only: the roller (the GM) alone; the character's own player hears nothing
+    await heard(secret, gm)  # GM only: the roller (the GM) alone; the character's own player hears nothing
     mine = await aroll(campaign, player, "1d20", "self", faces=(17,), character=character)
-    await heard(player)
+    await heard(mine, player)
     public = await aroll(campaign, gm, "2d6", "public", character=character)
-    await heard(gm, player, other_player)
-    await aroll(campaign, player, "2d6", "public")  # made as nobody: no sheet's panel moves
-    await heard()
+    await heard(public, gm, player, other_player)
+    nobodys = await aroll(campaign, player, "2d6", "public")  # made as nobody: no sheet's panel moves
+    await heard(nobodys)
     whisper = await aroll(campaign, gm, "1d6", faces=(1,), recipients=[player], character=character)
-    await heard(gm, player)  # a whisper to the character's player: its audience alone
+    await heard(whisper, gm, player)  # a whisper to the character's player: its audience alone
 
     # What each viewer then fetches is filtered for them (the raw body, not the rendered page).
     url = reverse("sheet_recent", args=[character.pk])

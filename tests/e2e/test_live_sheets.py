@@ -228,10 +228,11 @@ def test_a_gm_roll_made_as_a_character_shows_in_its_players_open_recent_rolls_wi
     for page in (player_page, other_page):
         expect(page.locator("#recent-rolls")).to_contain_text("3d6")
         expect(page.locator("#recent-rolls")).not_to_contain_text("1d1000")
-    for frames in (player_frames, other_frames):
+    for page, frames in ((player_page, player_frames), (other_page, other_frames)):
         refreshes = [frame for frame in frames if f'"recent:{sheet.pk}"' in frame]
         assert len(refreshes) == 1, refreshes  # one signal, for the public roll, and nothing else in it
-        assert json.loads(refreshes[0]) == {"type": "refresh", "panel": f"recent:{sheet.pk}"}
+        shown = page.locator("#recent-rolls .recent-roll", has_text="3d6").get_attribute("data-entry")
+        assert json.loads(refreshes[0]) == {"type": "refresh", "panel": f"recent:{sheet.pk}", "entry": shown}
     shoot(player_page, "recent-rolls-live")
 
 
@@ -373,3 +374,109 @@ def test_a_roll_that_changes_the_sheet_brings_its_recent_rolls_with_the_sheet(
     # Heard within one gathering (table.js REFRESH_GATHER_MS, 40 ms), the recent rolls wait on the sheet.
     if abs(heard[f"sheet:{larry.pk}"] - heard[f"recent:{larry.pk}"]) < 40:
         assert rounds[f"recent:{larry.pk}"] == 0 and fetched == []
+
+
+# HEARD, and the recent rolls' frames held back until the test lets them through (window.letRecentIn):
+# as the in-memory layer can deliver one well after the sheet's, once the sheet's merge is out or in.
+HOLD_RECENT = """() => {
+  window.heard = [];
+  window.rounds = [];
+  window.held = [];
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Native(...args);
+    socket.addEventListener("message", (event) => {
+      if (event.letIn) { return; }
+      const frame = JSON.parse(event.data);
+      if (frame.type !== "refresh") { return; }
+      if (String(frame.panel).startsWith("recent:")) {
+        event.stopImmediatePropagation();
+        window.held.push(() => {
+          window.heard.push([frame.panel, performance.now()]);
+          const again = new MessageEvent("message", { data: event.data });
+          again.letIn = true;
+          socket.dispatchEvent(again);
+        });
+        return;
+      }
+      window.heard.push([frame.panel, performance.now()]);
+    });
+    return socket;
+  };
+  Object.assign(window.WebSocket, Native);
+  window.WebSocket.prototype = Native.prototype;
+  window.letRecentIn = () => { window.held.splice(0).forEach((go) => go()); };
+  document.addEventListener("tabletop:refreshed", (event) => { window.rounds.push(event.detail); });
+}"""
+
+
+def test_recent_rolls_the_merged_sheet_already_brought_are_not_fetched_again(
+    new_page, make_campaign, player, fixed_dice
+):
+    """Doubles earn Larry a token (Five by Five, l.260), so the roll sends "sheet:" and "recent:". Here
+    the recent frame comes only once the sheet's merge is in: the merged sheet already shows the entry
+    the frame names (its cursor, data-entry), so the recent rolls are not fetched again."""
+    campaign = make_campaign("fivebyfive", players=[player])
+    load_demo_characters(campaign, players=[player])
+    larry = campaign.characters.get(owner=player)
+    page = new_page()
+    page.context.add_init_script(HOLD_RECENT.join(("(", ")()")))
+    fetched = []
+    page.on("request", lambda request: "/recent/" in request.url and fetched.append(request.url))
+    log_in(page, player.username, PASSWORD)
+    page.goto(larry.get_absolute_url())
+    expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    recent = page.locator("#recent-rolls")
+    expect(recent).to_contain_text("No rolls yet.")
+
+    fixed_dice(3, 3)
+    page.locator(".roll-button", has_text="Amateur Chef").click()
+    page.wait_for_function(f"() => window.rounds.some((round) => round.panel === 'sheet:{larry.pk}')")
+    expect(recent).to_contain_text("Amateur Chef")  # the merged sheet brought it
+    page.wait_for_function("() => window.held.length === 1")
+    page.evaluate("() => window.letRecentIn()")
+    page.wait_for_function(f"() => window.rounds.some((round) => round.panel === 'recent:{larry.pk}')")
+    rounds = {round["panel"]: round["fetched"] for round in page.evaluate("() => window.rounds")}
+    assert rounds == {f"sheet:{larry.pk}": 1, f"recent:{larry.pk}": 0} and fetched == []
+    expect(recent.locator(".recent-roll")).to_have_count(1)
+
+
+def test_recent_rolls_heard_while_the_sheets_merge_is_out_wait_for_it(
+    new_page, make_campaign, player, fixed_dice
+):
+    """As above, but the recent frame comes while the sheet's merge is still on its way (held here): the
+    recent rolls wait for the merge and, as it brings the entry, are not fetched at all."""
+    campaign = make_campaign("fivebyfive", players=[player])
+    load_demo_characters(campaign, players=[player])
+    larry = campaign.characters.get(owner=player)
+    page = new_page()
+    page.context.add_init_script(HOLD_RECENT.join(("(", ")()")))
+    fetched = []
+    page.on("request", lambda request: "/recent/" in request.url and fetched.append(request.url))
+    log_in(page, player.username, PASSWORD)
+    page.goto(larry.get_absolute_url())
+    expect(page.locator("[data-ws-path]")).to_have_attribute("data-status", "live")
+    recent = page.locator("#recent-rolls")
+    expect(recent).to_contain_text("No rolls yet.")
+    merges = []
+    sheet_url = larry.get_absolute_url()
+    page.route(
+        lambda url: url.endswith(sheet_url),
+        lambda route: merges.append(route) if route.request.resource_type == "fetch" else route.continue_(),
+    )
+
+    fixed_dice(3, 3)
+    with page.expect_request(lambda request: request.url.endswith(sheet_url)):
+        page.locator(".roll-button", has_text="Amateur Chef").click()
+    page.wait_for_function("() => window.held.length === 1")
+    page.evaluate("() => window.letRecentIn()")
+    # Past the recent frame's gathering (table.js REFRESH_GATHER_MS, 40 ms) on the page's own clock, so
+    # it is decided while the merge is held; decided after it, it must fetch nothing all the same.
+    page.wait_for_function("() => performance.now() - window.heard.at(-1)[1] > 100")
+    assert len(merges) == 1
+    merges.pop().continue_()
+    page.wait_for_function(f"() => window.rounds.some((round) => round.panel === 'recent:{larry.pk}')")
+    rounds = {round["panel"]: round["fetched"] for round in page.evaluate("() => window.rounds")}
+    assert rounds == {f"sheet:{larry.pk}": 1, f"recent:{larry.pk}": 0} and fetched == []
+    expect(recent.locator(".recent-roll")).to_have_count(1)
+    expect(recent).to_contain_text("Amateur Chef")
