@@ -227,7 +227,8 @@ class Server:
             path, data = self.forms[table_id]["sheet"]
             fields = {**data, "idempotency_key": key}
         elif action == "saved roll":
-            path, fields = self.forms[table_id]["saved"], {"idempotency_key": key}
+            path, drawn = self.forms[table_id]["saved"]
+            fields = {**drawn, "idempotency_key": key}
         elif action == "request answer":
             path, fields = self.forms[table_id]["request"]["answer"]
         elif action == "encounter action":

@@ -48,6 +48,19 @@ def box_drawn(client, campaign_id: int) -> dict:
     return {} if drawn is None else {"box_drawn": drawn}
 
 
+def saved_roll_drawn(client, campaign_id: int, url: str) -> dict:
+    """What the table page's saved-roll button for ``url`` sends besides its key (what its panel was
+    drawn from: play.saved_roll_views answers a roll from a panel still as drawn with the key alone)."""
+    html = client.get(f"/campaigns/{campaign_id}/table/").content.decode()
+    form = next(
+        found.group(0)
+        for found in re.finditer(r"<form\b[^>]*>.*?</form>", html, re.S)
+        if page_markup.attr(found.group(0).split(">", 1)[0] + ">", "action") == url
+    )
+    left_out = ("csrfmiddlewaretoken", "idempotency_key")
+    return {name: value for name, value in page_markup.form_fields(form).items() if name not in left_out}
+
+
 def turn_action_form(client, campaign_id: int) -> tuple[str, dict]:
     """The action form the logged-in player's turn panel offers (``attack`` where offered, else the
     first): its URL and its fields as the page posts them, less the version."""
@@ -233,8 +246,11 @@ class Fixtures:
         last_seq = Campaign.objects.values_list("last_seq", flat=True).get(pk=encounter.campaign_id)
         return encounter.version, actor.character_id == fight["character_id"], last_seq
 
-    def saved_roll(self, campaign_id: int) -> str:
-        """The roller's saved dice line at this table (play's saved rolls): the URL its button posts to."""
+    def saved_roll(self, campaign_id: int) -> tuple[str, dict]:
+        """The roller's saved dice line at this table (play's saved rolls): the URL its button posts to,
+        and what the button sends besides its key."""
+        from django.test import Client
+
         from campaigns.models import Campaign
         from play import saved_rolls
 
@@ -246,7 +262,10 @@ class Fixtures:
             line=DICE_LINE,
             visibility="public",
         )
-        return f"/campaigns/{campaign_id}/saved-rolls/{saved.pk}/roll/"
+        url = f"/campaigns/{campaign_id}/saved-rolls/{saved.pk}/roll/"
+        client = Client(HTTP_HOST="127.0.0.1")  # outside the test runner: a host settings allow
+        client.force_login(self.roller)
+        return url, saved_roll_drawn(client, campaign_id, url)
 
     def request_form(self, campaign_id: int) -> dict:
         """The GM's request form for the roller's character, and where the prompt's answer is fetched."""

@@ -57,7 +57,7 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
-    from fixtures import NPCS, box_drawn, turn_action_form
+    from fixtures import NPCS, box_drawn, saved_roll_drawn, turn_action_form
     from page_markup import value_by_id
     from pyinstrument import Profiler
 
@@ -135,6 +135,8 @@ def main() -> None:
         line="4d6kh3+2 vs 12",
         visibility="public",
     )
+    saved_url = f"/campaigns/{campaign.pk}/saved-rolls/{saved.pk}/roll/"
+    saved_fields = saved_roll_drawn(client, campaign.pk, saved_url)  # as the table page's button sends them
     minimum.install()
     paths = {
         "django minimum (bench/minimum.py)": (
@@ -148,8 +150,8 @@ def main() -> None:
             None,
         ),
         "saved roll (the table's panel)": (
-            f"/campaigns/{campaign.pk}/saved-rolls/{saved.pk}/roll/",
-            dict,
+            saved_url,
+            lambda: dict(saved_fields),
             None,
         ),
         f"sheet roll ({system_key} {key})": (

@@ -7,6 +7,8 @@ up by its owner, so another user's is a 404: nobody learns that it exists.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 
 from django.contrib import messages
@@ -15,6 +17,7 @@ from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
+from django_htmx.http import reswap
 
 from campaigns import hooks, systems
 from campaigns.limits import RateLimited
@@ -55,7 +58,22 @@ def _context(request, *, campaign, character=None, form=None, notice="", error="
         "caret": caret or form.notation_caret(),
         "notice": notice,
         "error": error,
+        "drawn": _drawn_from(rolls, subjects, campaign) if character is None else "",
     }
+
+
+def _drawn_from(rolls, subjects, campaign) -> str:
+    """A digest of what the table's panel shows besides its keys and its message: each saved roll as
+    its button and heading draw it, the characters the add form offers, the table's options (a
+    button's chance). A roll sends it back, so the answer can tell whether the page's panel is still
+    what a fresh one would be (table_saved_roll)."""
+    shown = [
+        [[r.pk, r.name, r.line, r.visibility, r.character.name if r.character else None] for r in rolls],
+        [[subject.pk, subject.name] for subject in subjects],
+        campaign.options,
+    ]
+    text = json.dumps(shown, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def _groups(rolls, *, on_sheet: bool, campaign) -> list[dict]:
@@ -193,6 +211,14 @@ def table_saved_roll(request, campaign_id: int, saved_id: int):
         return _back(request, campaign=campaign, character=None, message=f"Rolled “{saved.name}”.")
     # The entry itself reaches the feed by the table's socket, like any dice-box roll.
     notice = "" if error else f"Rolled “{saved.name}”."
+    if not error:
+        rolls = saved_rolls.saved_rolls_for_table(request.user, campaign)
+        drawn = _drawn_from(rolls, hooks.roll_subjects(request.user, campaign), campaign)
+        if request.POST.get("panel_drawn") == drawn:
+            # The page's panel offers what a fresh one would: only the button's key (used now) and the
+            # message change, each in place; the rest of the panel stays as the player left it.
+            context = {"saved": saved, "key": uuid.uuid4().hex, "notice": notice, "rolled": True}
+            return reswap(TemplateResponse(request, f"{PANEL}#rolled", context), "none")
     response = _panel(request, status=status, campaign=campaign, notice=notice, error=error)
     return _with_retry_after(response, retry_after)
 

@@ -137,6 +137,58 @@ def test_a_saved_roll_lands_in_the_feed_as_a_dice_box_roll_of_its_character(
     assert "Rolled “Strike”." in page_text(response)
 
 
+def table_button(client, campaign, saved) -> tuple[str, dict]:
+    """The table panel's button for ``saved``: its URL and the fields its form posts."""
+    panel = client.get(reverse("table_saved_rolls", args=[campaign.pk]), **HTMX).content.decode()
+    url = reverse("table_saved_roll", args=[campaign.pk, saved.pk])
+    form = re.search(rf'<form [^>]*action="{re.escape(url)}".*?</form>', panel, re.S).group(0)
+    hidden = r'<input type="hidden" name="(idempotency_key|panel_drawn)"[^>]*value="([^"]*)"'
+    fields = dict(re.findall(hidden, form))
+    return url, fields
+
+
+def test_a_table_roll_from_a_panel_still_as_drawn_is_answered_with_its_key_and_message_alone(
+    hero, player, client_for
+):
+    """As the dice box's answer: no panel drawn again, only the button's fresh key and the message, in
+    place (HX-Reswap: none); the fresh key rolls again."""
+    saved = save(hero)
+    client = client_for(player)
+    url, fields = table_button(client, hero.campaign, saved)
+    assert set(fields) == {"idempotency_key", "panel_drawn"}
+    response = client.post(url, fields, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200 and response["HX-Reswap"] == "none"
+    assert "saved-roll-add" not in body and "saved-roll-list" not in body  # nothing else of the panel
+    assert "Rolled “Strike”." in body and 'id="saved-rolls-status" hx-swap-oob="true"' in body
+    new_key = rf'id="saved-key-{saved.pk}" value="([0-9a-f]{{32}})" hx-swap-oob="true"'
+    fresh = re.search(new_key, body).group(1)
+    assert fresh != fields["idempotency_key"]
+    client.post(url, {**fields, "idempotency_key": fresh}, **HTMX)
+    assert FeedEntry.objects.count() == 2
+
+
+@pytest.mark.parametrize("change", ["another roll saved", "a table option", "a roll renamed"])
+def test_a_table_roll_from_a_panel_drawn_before_a_change_gets_the_whole_panel(
+    hero, player, client_for, change
+):
+    saved = save(hero)
+    client = client_for(player)
+    url, fields = table_button(client, hero.campaign, saved)
+    if change == "another roll saved":
+        save(hero, name="Parry", line="1d20")
+    elif change == "a table option":
+        campaign = hero.campaign
+        campaign.options = {**campaign.options, "exploding": True}
+        campaign.save(update_fields=["options"])
+    else:
+        SavedRoll.objects.filter(pk=saved.pk).update(name="Lunge")
+    response = client.post(url, fields, **HTMX)
+    assert response.status_code == 200 and "HX-Reswap" not in response
+    assert "saved-roll-add" in response.content.decode()  # the panel, drawn afresh
+    assert FeedEntry.objects.count() == 1  # rolled all the same
+
+
 def test_a_repeated_key_rolls_once(hero, player, client_for):
     saved = save(hero)
     url = reverse("sheet_saved_roll", args=[hero.pk, saved.pk])

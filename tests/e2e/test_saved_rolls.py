@@ -75,13 +75,18 @@ def test_a_player_saves_a_line_on_the_sheet_and_the_gm_sees_it_rolled_live(
     expect(saved).to_contain_text("Abraham Van Helsing")
     saved.get_by_role("button", name="Stake 3d6+2 vs 14").click()
     expect(saved).to_contain_text("Rolled “Stake”.")
-    expect(saved.get_by_role("button", name="Stake 3d6+2 vs 14")).to_be_focused()  # the panel came back
+    expect(saved.get_by_role("button", name="Stake 3d6+2 vs 14")).to_be_focused()  # the button stayed
     expect(own_table.locator("#feed .feed-entry")).to_have_count(2)
     expect(table.locator("#feed .feed-entry")).to_have_count(2)
+    # The answer (its message is in, and the key came with it) put a fresh key on the button: clicked
+    # again, it rolls again.
+    saved.get_by_role("button", name="Stake 3d6+2 vs 14").click()
+    expect(own_table.locator("#feed .feed-entry")).to_have_count(3)
+    expect(table.locator("#feed .feed-entry")).to_have_count(3)
     shoot(own_table, "saved-rolls-table-desktop")
     sheet.set_viewport_size({"width": 1280, "height": 900})
     sheet.reload()
-    expect(sheet.locator("#recent-rolls li")).to_have_count(2)
+    expect(sheet.locator("#recent-rolls li")).to_have_count(3)
     shoot(sheet, "saved-rolls-sheet-desktop")
 
     # The pages with the panels filled pass the audit at both widths.
