@@ -10,8 +10,10 @@ this is the server's own work up to the sockets). It prints, per path: the queri
 the mean wall and CPU time per request, and the call tree (functions under 2% of the time left out).
 The paths: Django's own minimum (bench/minimum.py: the framework's stack around one draw and one
 broadcast, nothing of the app's), the dice box, a saved dice line from the table's panel, the sheet's
-first roll button, and the player's encounter action from the turn panel (bench/fixtures.py's fight;
-between two actions the GM's Next turn presses run outside the timing and the profile).
+first roll button, the player's encounter action from the turn panel (bench/fixtures.py's fight;
+between two actions the GM's Next turn presses run outside the timing and the profile), and the answer
+to a GM's roll request from the sheet's prompt (between two answers the GM closes the last request and
+asks again, untimed).
 
 Then two figures without the profiler: the dice box through the whole ASGI application
 (``config.asgi.application`` driven in-process on uvloop, as uvicorn calls it: body, thread hop,
@@ -135,6 +137,22 @@ def main() -> None:
         line="4d6kh3+2 vs 12",
         visibility="public",
     )
+    from play import requests as roll_requests
+
+    asked = {}
+
+    def ask():
+        """Untimed: the GM closes the last request (its group result sent) and asks the player's
+        character again, as the GM does between two answers; the answer's URL is the new prompt's."""
+        if "request" in asked:
+            roll_requests.roll_request_send_result(request=asked["request"], gm=gm)
+        typed = {name: value for name, value in data.items() if isinstance(value, str)}
+        request = roll_requests.roll_request_create(
+            campaign=campaign, gm=gm, label="Profile", characters=[character], options=typed
+        )
+        target = request.targets.get()
+        asked.update(request=request, url=f"/characters/{character.pk}/requests/{target.pk}/roll/")
+
     saved_url = f"/campaigns/{campaign.pk}/saved-rolls/{saved.pk}/roll/"
     saved_fields = saved_roll_drawn(client, campaign.pk, saved_url)  # as the table page's button sends them
     minimum.install()
@@ -164,6 +182,7 @@ def main() -> None:
             act_fields,
             players_turn,
         ),
+        f"request answer ({system_key} {key})": (lambda: asked["url"], lambda: {"key": key}, ask),
     }
     print(f"Python {sys.version.split()[0]}, Django {django.get_version()}, {args.rolls} rolls per path")
     for label, (url, fields, before) in paths.items():
@@ -175,7 +194,7 @@ def main() -> None:
             if before is not None:
                 before()
             fields = {**fields(), "visibility": "public", "idempotency_key": uuid.uuid4().hex}
-            scope, body = asgi_request(url, fields, cookie, csrf)
+            scope, body = asgi_request(url() if callable(url) else url, fields, cookie, csrf)
             wall, cpu = time.perf_counter(), time.process_time()
             response, broadcasts = django_asgi_app.respond(scope, io.BytesIO(body))
             # Built here, the deferred ones too: the server builds them on the request's thread as well.

@@ -15,6 +15,7 @@ from campaigns.prepared import PreparedQuery
 from campaigns.services import entry_for_key, feed_entry_create
 from rules.dice import Outcome, Roller
 from sheets import services
+from sheets.history import load_sheet_rows
 from sheets.models import Character
 from sheets.registry import system_for
 
@@ -74,6 +75,8 @@ def target_of(character: Character, target_id: int) -> RollRequestTarget:
     target = _target_of.first(target_id, character.pk)
     if target is None:
         raise Http404("No such request for this character.")
+    # The caller's character, as read for its viewer (its campaign joined): the answer rolls on it.
+    RollRequestTarget.character.field.set_cached_value(target, character)
     return target
 
 
@@ -92,19 +95,29 @@ def _target_of(target_id: int, character_id: int):
     return RollRequestTarget.objects.filter(pk=target_id, character_id=character_id)
 
 
+# An answer's claim on its target and request, under their rows' lock: run inside roll_request_answer's
+# transaction only (a compiled look-up does not check for one, as Django's own would).
+@PreparedQuery
+def _target_locked(target_id: int):
+    return RollRequestTarget.objects.select_for_update().select_related("request").filter(pk=target_id)
+
+
 @transaction.atomic
 def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, author):
     """Roll what the GM asked for with the GM's options; the answer is a feed entry linked to the request."""
-    target = (
-        RollRequestTarget.objects.select_for_update().select_related("request", "character").get(pk=target.pk)
-    )
-    if target.entry_id is not None or not target.request.open:
+    locked = _target_locked.first(target.pk)
+    if locked is None or not locked.request.open:
+        raise RequestError("That request is closed; the GM's panel has its result.")
+    if locked.entry_id is not None:
         raise RequestError("That roll was already made.")
-    request = target.request
+    request = locked.request
+    # As the caller read it (target_of): a roll checks the sheet's version under the row's own lock and
+    # reads it again if it moved (sheets.services.character_roll).
     character = target.character
     system = system_for(character.campaign)
     if request.roll_key and key != system.request_roll_key(character, request.roll_key):
         raise RequestError("Roll what the GM asked for.")
+    load_sheet_rows(character)  # the options are checked against the sheet, and the roll reads it too
     form = system.options_form(character=character, data=request.options)
     if not form.is_valid():
         raise ValidationError("The GM's options no longer fit this sheet; ask the GM for a new request.")
@@ -116,8 +129,8 @@ def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, 
         author=author,
         visibility=request.visibility,
     )
-    target.entry = entry
-    target.save(update_fields=["entry"])
+    locked.entry = entry
+    locked.save(update_fields=["entry"])
     # A hidden request's answer concerns only the GM's panel: other pages do not even hear that it came.
     realtime.panel_changed(campaign_id=character.campaign_id, panel="requests", gm_only=is_hidden(request))
     return entry

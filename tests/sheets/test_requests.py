@@ -326,6 +326,12 @@ def test_the_gm_sends_the_group_result_once(table, gm, player, other_player, cli
     )
     assert "You rolled" not in page_text(client_for(player).get(reverse("sheet_requests", args=[mine.pk])))
     assert group.summary in page_text(client_for(other_player).get(reverse("table", args=[table.pk])))
+    # A prompt left open on a page from before rolls nothing now, and says why.
+    left = RollRequestTarget.objects.get(character=theirs)
+    late_url = reverse("sheet_request_roll", args=[theirs.pk, left.pk])
+    late = client_for(other_player).post(late_url, {"key": "ability:mind"}, **HTMX)
+    assert late.status_code == 422 and "That request is closed" in late.content.decode()
+    assert FeedEntry.objects.count() == 2
 
 
 @pytest.mark.parametrize(("visibility", "word"), [("blind", "blind"), ("gm", "GM-only")])
