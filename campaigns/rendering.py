@@ -56,6 +56,8 @@ were typed shows its text uncoloured.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 from fractions import Fraction
 
@@ -372,3 +374,11 @@ def chat_parts(entry) -> list[dict]:
             }
         )
     return parts
+
+
+def drawn_digest(drawn_from) -> str:
+    """A short digest of what a part of a page was drawn from (any JSON value): the part carries it, a
+    click sends it back, and the answer tells by it whether the page's part is still what a fresh one
+    would be (the dice box, a sheet's roll buttons, the table's saved rolls)."""
+    text = json.dumps(drawn_from, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()

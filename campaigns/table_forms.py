@@ -4,8 +4,6 @@ Each rendered form carries a fresh idempotency key, so a double-click or a retri
 twice and is saved once.
 """
 
-import hashlib
-import json
 import uuid
 
 from django import forms
@@ -13,6 +11,7 @@ from django import forms
 from . import commands, hooks, services
 from .forms import VisibilityField
 from .models import WHISPER, Visibility
+from .rendering import drawn_digest
 
 
 def new_key() -> str:
@@ -64,7 +63,7 @@ class DiceBoxForm(forms.Form):
             [[subject.pk, subject.name] for subject in self.subjects.values()],
             [[value, str(label)] for value, label in self.fields["visibility"].choices],
         ]
-        return hashlib.blake2b(json.dumps(offered).encode(), digest_size=12).hexdigest()
+        return drawn_digest(offered)
 
     def clean_character(self):
         return self.subjects.get(self.cleaned_data["character"])

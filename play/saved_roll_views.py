@@ -7,8 +7,6 @@ up by its owner, so another user's is a 404: nobody learns that it exists.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 
 from django.contrib import messages
@@ -21,7 +19,7 @@ from django_htmx.http import reswap
 
 from campaigns import hooks, systems
 from campaigns.limits import RateLimited
-from campaigns.rendering import format_percent
+from campaigns.rendering import drawn_digest, format_percent
 from campaigns.selectors import campaign_for_member, entry_variant_for
 from campaigns.services import CampaignError, notation_chance
 from rules import notation
@@ -72,8 +70,7 @@ def _drawn_from(rolls, subjects, campaign) -> str:
         [[subject.pk, subject.name] for subject in subjects],
         campaign.options,
     ]
-    text = json.dumps(shown, sort_keys=True, default=str)
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    return drawn_digest(shown)
 
 
 def _groups(rolls, *, on_sheet: bool, campaign) -> list[dict]:

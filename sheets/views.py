@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 
 from django.contrib import messages
@@ -18,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaigns import cursors, hooks
 from campaigns.forms import compact
 from campaigns.models import FeedEntry
+from campaigns.rendering import drawn_digest
 from campaigns.selectors import FULL, campaign_for_gm, campaign_for_member, entry_variant_for
 from rules.dice import Roller, RulesError, system_random
 
@@ -60,8 +59,7 @@ def _buttons_drawn(character, options) -> str:
     # The name and the notes are no button's (contract.SheetSystem.buttons): an edit of them leaves the
     # buttons alone.
     values = history.snapshot(character, reread=False, own_row=False)
-    drawn_from = json.dumps([values, character.campaign.options, posted], sort_keys=True, default=str)
-    return hashlib.blake2b(drawn_from.encode(), digest_size=12).hexdigest()
+    return drawn_digest([values, character.campaign.options, posted])
 
 
 def _sheet_context(
