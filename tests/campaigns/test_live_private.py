@@ -21,7 +21,7 @@ from tests.campaigns.test_consumers import (
     open_socket,
     roll,
 )
-from tests.conftest import FRAME_WAIT, frames_before_barrier, hears_nothing_more
+from tests.conftest import FRAME_WAIT, frames_before_barrier, hears_nothing_more, wire
 
 SYSTEMS = [config.label for config in game_systems()]
 
@@ -318,8 +318,9 @@ async def test_an_entry_made_as_a_character_refreshes_its_recent_rolls_only_for_
 
     # What each viewer then fetches is filtered for them (the raw body, not the rendered page).
     url = reverse("sheet_recent", args=[character.pk])
+    # Each line's cursor (data-entry) set aside: 16 hex digits may hold "1d6" by chance (conftest.wire).
     bodies = {
-        user: (await sync_to_async(lambda user=user: client_of(user).get(url))()).content.decode()
+        user: wire((await sync_to_async(lambda user=user: client_of(user).get(url))()).content.decode())
         for user in (gm, player, other_player)
     }
     assert public.label in bodies[other_player]
