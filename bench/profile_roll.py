@@ -50,6 +50,7 @@ def main() -> None:
     parser.add_argument("--rolls", type=int, default=200)
     parser.add_argument("--bystanders", type=int, default=0)
     parser.add_argument("--only", default="")
+    parser.add_argument("--all-frames", action="store_true", help="show Django's frames too")
     args = parser.parse_args()
     import servers
 
@@ -242,6 +243,7 @@ def main() -> None:
                 unicode=False,
                 color=False,
                 time="percent_of_total",
+                show_all=args.all_frames,
             )
         )
     if args.only in "dice box":

@@ -104,6 +104,9 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
             summary=line.summary,
             chance=line.chance,
             visibility=Visibility.GM if line.secret else Visibility.PUBLIC,
+            # No idempotency key, so no repeat for a savepoint to catch: the version claim stops a second
+            # post of the move, and any failure undoes the whole move.
+            savepoint=False,
         )
 
 

@@ -52,6 +52,26 @@ class EncounterError(Exception):
     """A refused encounter action; the message is shown to the GM."""
 
 
+class _MadeOnRead:
+    """A field holding a form class, or a function of no arguments that makes it: made on first read
+    and kept. A turn offers every action but takes one, and an action's form may read each target's
+    sheet for its choices (a dodge per foe): only the form that is read is made."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, action, owner=None):
+        if action is None:
+            return None  # the dataclass's default
+        value = action.__dict__[self.slot]
+        if value is not None and not isinstance(value, type):
+            value = action.__dict__[self.slot] = value()
+        return value
+
+    def __set__(self, action, value) -> None:
+        action.__dict__[self.slot] = value  # the frozen dataclass's __init__ sets fields through here
+
+
 @dataclass(frozen=True)
 class Action:
     """Something the combatant whose turn it is may do."""
@@ -59,7 +79,8 @@ class Action:
     key: str
     label: str
     needs_target: bool = False
-    form_class: type[forms.Form] | None = None  # extra inputs (which ability, a dodge, a spell)
+    # Extra inputs (which ability, a dodge, a spell): a form class, or a function making one (_MadeOnRead).
+    form_class: _MadeOnRead = _MadeOnRead()
     help: str = ""
     targets: tuple[Any, ...] = field(default_factory=tuple)  # Combatants it may target
     # Inputs of ``form_class`` that are the GM's call (a situational shift, how the foe defends): a

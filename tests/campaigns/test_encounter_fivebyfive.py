@@ -15,6 +15,7 @@ from sheets.combat import EncounterError
 from sheets.demo import load_demo_characters
 from sheets.history import change_undo, snapshot
 from sheets.models import SheetChange
+from sheets.systems.fivebyfive import combat as fivebyfive_combat
 from sheets.systems.fivebyfive.combat import combat
 from sheets.systems.fivebyfive.combatants import FiveByFiveNpcForm, parse_descriptors
 from sheets.systems.fivebyfive.models import FiveByFiveSheet
@@ -245,6 +246,38 @@ def test_an_action_writes_back_only_the_combatants_it_changed(two_bandits, gm):
     assert {by_name["Larry Booker"].pk, by_name["Cutthroat"].pk}.isdisjoint(written)
     bandit.refresh_from_db()
     assert bandit.stats["hp"] == 2 and bandit.state["dodges"] == 1
+
+
+def test_an_action_makes_only_the_form_it_takes(two_bandits, gm, monkeypatch):
+    """Mara's turn offers Attack and Heal; her attack makes the attack's form alone (sheets.combat.Action's
+    form_class, made on read): the heal's form, never read, is never made. Drawn for the turn panel, it is
+    made once, however often it is read."""
+    encounter, larry, mara, bandit = two_bandits
+    services.encounter_start(
+        encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
+    )
+    encounter, by_name = reload(encounter)
+    made = []
+    heal_form_class = fivebyfive_combat.heal_form_class
+    monkeypatch.setattr(
+        fivebyfive_combat,
+        "heal_form_class",
+        lambda actor, **options: made.append(actor.name) or heal_form_class(actor, **options),
+    )
+    fighters = list(by_name.values())
+    offered = {
+        a.key: a
+        for a in services.actions_open_to(combat, encounter, by_name["Mara Quill"], fighters, by_gm=True)
+    }
+    assert issubclass(offered["attack"].form_class, forms.Form) and made == []
+    assert offered["heal"].form_class is offered["heal"].form_class
+    assert made == ["Mara Quill"]
+
+    made.clear()
+    act(encounter, by_name["Mara Quill"], "attack", bandit, {"dodge": "on"}, 2, 2, 3, 4, 6, 3, gm=gm)
+    assert made == []
+    bandit.refresh_from_db()
+    assert bandit.stats["hp"] == 2  # the attack itself was played in full
 
 
 def test_pc_hurt_healed_and_harmed_with_the_gm_token(two_bandits, gm):

@@ -206,7 +206,7 @@ class FiveByFiveCombat(Attacks, CombatRules):
                 "attack",
                 "Attack",
                 needs_target=True,
-                form_class=attack_form_class(actor, foes, holds_token=holds_token, aspects=aspects),
+                form_class=lambda: attack_form_class(actor, foes, holds_token=holds_token, aspects=aspects),
                 targets=foes,
                 help="To hit, then the target may dodge (once a round, twice with a shield or off-hand "
                 "dagger), then 1d6 + DB + the target's AV. A player's character hit declares its own "
@@ -220,7 +220,7 @@ class FiveByFiveCombat(Attacks, CombatRules):
                 "heal",
                 "Heal",
                 needs_target=True,
-                form_class=heal_form_class(actor, holds_token=holds_token, aspects=aspects),
+                form_class=lambda: heal_form_class(actor, holds_token=holds_token, aspects=aspects),
                 targets=self._wounded_friends(actor, combatants),
                 help="A healing check: success restores 1d6 HP (trumps add 5), failure harms 1-2 HP.",
                 gm_fields=("shift",),

@@ -7,6 +7,7 @@ readings these follow are at the top of ``combat.py``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -331,18 +332,20 @@ def attack_form_class(
 ) -> type[forms.Form]:
     """The attack's inputs: the attacker's descriptor, and the dodge each possible target may roll."""
     token_label = "Attacker's token (holds one)" if holds_token else "Attacker's token (none held)"
-    dodge_choices: list[Any] = [("", "Auto (its dodge descriptor)")]
-    for target in targets:
-        auto = auto_use(target, DODGE)
-        dodge_choices.append(
-            (
-                target.name,
-                [
-                    (f"{target.pk}:{u.key}", f"{target.name}: {u.label}" + (" (auto)" if u == auto else ""))
-                    for u in usable_uses(target, DODGE)
-                ],
-            )
-        )
+
+    @functools.cache
+    def dodge_choices() -> list[Any]:
+        # Each target's descriptors, read when the form is drawn or a pick is checked: a player's
+        # attack (its dodge is the GM's call, sent blank) never reads them.
+        choices: list[Any] = [("", "Auto (its dodge descriptor)")]
+        for target in targets:
+            auto = auto_use(target, DODGE)
+            picks = [
+                (f"{target.pk}:{u.key}", f"{target.name}: {u.label}" + (" (auto)" if u == auto else ""))
+                for u in usable_uses(target, DODGE)
+            ]
+            choices.append((target.name, picks))
+        return choices
 
     class FiveByFiveAttackForm(forms.Form):
         descriptor = forms.ChoiceField(
@@ -351,7 +354,7 @@ def attack_form_class(
         shift = WholeNumberField(min_value=-4, max_value=4, initial=0, required=False, label="Rank shift")
         spend = forms.ChoiceField(choices=TOKEN_ATTACK, required=False, label=token_label)
         dodge = forms.BooleanField(required=False, initial=True, label="Target dodges")
-        dodge_with = forms.ChoiceField(choices=dodge_choices, required=False, label="Dodge with")
+        dodge_with = forms.ChoiceField(choices=dodge_choices, initial="", required=False, label="Dodge with")
         dodge_token = forms.BooleanField(required=False, label="Dodge spends a token")
         if aspects:
             aspect = aspect_field(ATTACK, "Attack based on aspect")
