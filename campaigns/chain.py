@@ -71,32 +71,43 @@ def seal(entry: FeedEntry, prev_hash: str) -> None:
     entry.hash = entry_hash({**fields, "recipients": [user.pk for user in entry.whisper_to]}, prev_hash)
 
 
-def link(campaign: Campaign, entry: FeedEntry) -> None:
-    """Number an unsaved entry of the campaign, seal it after the newest entry, and make it the head.
+def link(campaign: Campaign, *entries: FeedEntry) -> None:
+    """Number unsaved entries of the campaign, seal each after the one before it (the first after the
+    newest entry), and make the last the head.
 
     The campaign row holds the counter and the head's hash (``last_seq``, ``last_hash``); the update
     that moves them takes the row's write lock to the end of the caller's transaction, so concurrent
-    entries queue and each follows the one before it. The hash is made from the campaign as the
+    entries queue and each follows the one before it. The hashes are made from the campaign as the
     request loaded it, and one conditional ``UPDATE`` moves the head only if nobody moved it since:
-    an ordinary roll pays one statement for the number and the chain. When the row has moved (another
-    entry came first, or the instance is old), the bump takes the lock first and hands back the
-    current head under it (``RETURNING``, or a read after the update where the database lacks it),
-    then the head is written. Both read the row the update locked, never a subquery's snapshot: under
-    PostgreSQL's READ COMMITTED a subquery would miss the entry a waited-for transaction committed.
+    an ordinary roll, or the several lines of one encounter move, pays one statement for the numbers
+    and the chain. When the row has moved (another entry came first, or the instance is old), the bump
+    takes the lock first and hands back the current head under it (``RETURNING``, or a read after the
+    update where the database lacks it), then the head is written. Both read the row the update
+    locked, never a subquery's snapshot: under PostgreSQL's READ COMMITTED a subquery would miss the
+    entry a waited-for transaction committed.
     """
     if not {"last_seq", "last_hash"} & campaign.get_deferred_fields():
-        seq, prev_hash = campaign.last_seq + 1, campaign.last_hash
+        head = _sealed(entries, campaign.last_seq, campaign.last_hash)
+        expected = {"last_seq": campaign.last_seq, "last_hash": campaign.last_hash}
+        if row_update_if(Campaign, campaign.pk, expected, last_seq=head.seq, last_hash=head.hash):
+            campaign.last_seq, campaign.last_hash = head.seq, head.hash
+            return
+    last_seq, prev_hash = counter_increment(
+        Campaign, campaign.pk, "last_seq", read=("last_hash",), by=len(entries)
+    )
+    head = _sealed(entries, last_seq - len(entries), prev_hash)
+    Campaign.objects.filter(pk=campaign.pk).update(last_hash=head.hash)
+    campaign.last_seq, campaign.last_hash = head.seq, head.hash
+
+
+def _sealed(entries, seq: int, prev_hash: str) -> FeedEntry:
+    """Number and seal ``entries`` in turn after the entry ``seq`` whose hash is ``prev_hash``; the last."""
+    for entry in entries:
+        seq += 1
         entry.seq = seq
         seal(entry, prev_hash)
-        expected = {"last_seq": seq - 1, "last_hash": prev_hash}
-        moved = row_update_if(Campaign, campaign.pk, expected, last_seq=seq, last_hash=entry.hash)
-        if moved:
-            campaign.last_seq, campaign.last_hash = seq, entry.hash
-            return
-    entry.seq, prev_hash = counter_increment(Campaign, campaign.pk, "last_seq", read=("last_hash",))
-    seal(entry, prev_hash)
-    Campaign.objects.filter(pk=campaign.pk).update(last_hash=entry.hash)
-    campaign.last_seq, campaign.last_hash = entry.seq, entry.hash
+        prev_hash = entry.hash
+    return entries[-1]
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from django.db import connections
 from django.db.models import F
 
 
-def counter_increment(model, pk: int, field: str, *, read: tuple[str, ...] = (), **also):
-    """Add one to ``field`` of one row (setting the ``also`` values too) and return the new value;
-    with ``read``, a tuple of the new value and those columns as the update left them.
+def counter_increment(model, pk: int, field: str, *, read: tuple[str, ...] = (), by: int = 1, **also):
+    """Add ``by`` (one) to ``field`` of one row (setting the ``also`` values too) and return the new
+    value; with ``read``, a tuple of the new value and those columns as the update left them.
 
     One ``UPDATE ... RETURNING`` where the database can (PostgreSQL, SQLite 3.35+), two statements
     elsewhere and in stock mode (settings.TABLETOP_STOCK: the ORM's own statements). The update takes
@@ -18,13 +18,13 @@ def counter_increment(model, pk: int, field: str, *, read: tuple[str, ...] = (),
     """
     connection = connections[model.objects.db]
     if settings.TABLETOP_STOCK or not connection.features.can_return_columns_from_insert:
-        model.objects.filter(pk=pk).update(**{field: F(field) + 1}, **also)
+        model.objects.filter(pk=pk).update(**{field: F(field) + by}, **also)
         return model.objects.values_list(field, *read, flat=not read).get(pk=pk)
     quote = connection.ops.quote_name
     meta = model._meta
     column = quote(meta.get_field(field).column)
-    sets = [f"{column} = {column} + 1"]
-    params = []
+    sets = [f"{column} = {column} + %s"]
+    params = [by]
     for name, value in also.items():
         model_field = meta.get_field(name)
         sets.append(f"{quote(model_field.column)} = %s")

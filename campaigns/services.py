@@ -142,7 +142,43 @@ def entry_for_key(*, campaign: Campaign, author, idempotency_key: str) -> FeedEn
     return FeedEntry.objects.filter(campaign=campaign, author=author, idempotency_key=idempotency_key).first()
 
 
-def _feed_entry_save(
+def _feed_entry_save(*, idempotency_key, savepoint, recipients, **fields) -> tuple[FeedEntry, bool]:
+    with transaction.atomic(savepoint=savepoint):
+        entry = _checked_entry(**fields, idempotency_key=idempotency_key)
+        if fields["visibility"] == WHISPER:
+            entry.whisper_to = by_username(recipients)
+        chain.link(entry.campaign, entry)  # the seq and the chain's head in one statement as a rule
+        entry.save()
+        if entry.whisper_to:
+            WhisperRecipient.objects.bulk_create(
+                WhisperRecipient(entry=entry, user=user) for user in entry.whisper_to
+            )
+        realtime.entry_created(entry)
+    return entry, True
+
+
+def feed_lines_create(*, campaign: Campaign, author, lines: list[dict]) -> list[FeedEntry]:
+    """The several entries of one move (an encounter's lines), numbered, chained and saved together:
+    one statement moves the chain's head for all of them and one inserts them. Each line holds
+    :func:`feed_entry_create`'s arguments but the campaign and author; a line is public or the GM's,
+    never a whisper, and carries no idempotency key (the move's own version stops a repeat). Call
+    inside the move's transaction."""
+    entries = []
+    for line in lines:
+        fields = {"kind": FeedEntry.Kind.ROLL, "character": None, "request": None, "result": None}
+        fields |= {"summary": "", "chance": None, "visibility": Visibility.PUBLIC, **line}
+        if fields["visibility"] not in Visibility.values:
+            raise CampaignError("Choose who may see this roll.")
+        entries.append(_checked_entry(campaign=campaign, author=author, idempotency_key=None, **fields))
+    if entries:
+        chain.link(campaign, *entries)
+        FeedEntry.objects.bulk_create(entries)
+        for entry in entries:
+            realtime.entry_created(entry)
+    return entries
+
+
+def _checked_entry(
     *,
     campaign,
     author,
@@ -155,42 +191,31 @@ def _feed_entry_save(
     chance,
     visibility,
     idempotency_key,
-    savepoint,
-    recipients,
-) -> tuple[FeedEntry, bool]:
-    with transaction.atomic(savepoint=savepoint):
-        entry = FeedEntry(
-            campaign=campaign,
-            kind=kind,
-            author=author,
-            character_id=None if character is None else character.pk,
-            character_name="" if character is None else character.name[:80],
-            label=label[:200],
-            request=request or {},
-            result=result or {},
-            summary=summary[:300],
-            chance="" if chance is None else str(chance),
-            visibility=visibility,
-            idempotency_key=idempotency_key or None,
-        )
-        # What the feed's query annotates (selectors._feed_queryset), from the character in hand, so the
-        # broadcast renders the entry without asking.
-        entry.character_portrait = getattr(character, "table_portrait", "")
-        if visibility == WHISPER:
-            entry.whisper_to = by_username(recipients)
-        # Relations come from server code; the unique constraints are the database's to enforce (a race
-        # on one idempotency key surfaces as IntegrityError, handled by the caller). The text columns and
-        # the result (its shape, its outcome, no NaN) are checked, so a system's bad result never lands.
-        # Checked before the number is taken, so the campaign row's lock is held for the insert alone.
-        entry.full_clean(exclude=["campaign", "author", "request", "seq"], validate_constraints=False)
-        chain.link(campaign, entry)  # the seq and the chain's head in one statement as a rule
-        entry.save()
-        if entry.whisper_to:
-            WhisperRecipient.objects.bulk_create(
-                WhisperRecipient(entry=entry, user=user) for user in entry.whisper_to
-            )
-        realtime.entry_created(entry)
-    return entry, True
+) -> FeedEntry:
+    """An unsaved entry, checked: everything but its place in the chain."""
+    entry = FeedEntry(
+        campaign=campaign,
+        kind=kind,
+        author=author,
+        character_id=None if character is None else character.pk,
+        character_name="" if character is None else character.name[:80],
+        label=label[:200],
+        request=request or {},
+        result=result or {},
+        summary=summary[:300],
+        chance="" if chance is None else str(chance),
+        visibility=visibility,
+        idempotency_key=idempotency_key or None,
+    )
+    # What the feed's query annotates (selectors._feed_queryset), from the character in hand, so the
+    # broadcast renders the entry without asking.
+    entry.character_portrait = getattr(character, "table_portrait", "")
+    # Relations come from server code; the unique constraints are the database's to enforce (a race
+    # on one idempotency key surfaces as IntegrityError, handled by the caller). The text columns and
+    # the result (its shape, its outcome, no NaN) are checked, so a system's bad result never lands.
+    # Checked before the number is taken, so the campaign row's lock is held for the insert alone.
+    entry.full_clean(exclude=["campaign", "author", "request", "seq"], validate_constraints=False)
+    return entry
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -216,6 +241,7 @@ def _rate_limit_unless_repeat(*, user, action: str, campaign: Campaign, idempote
 # ---------------------------------------------------------------------------------------------------
 # Whispers: "/w alice, bob ..." in front of a chat line or a dice-box line (read by commands.read)
 # ---------------------------------------------------------------------------------------------------
+
 
 def whisper_visibility(visibility: str, recipients) -> str:
     """What a line with these recipients is: a whisper, or as chosen when it names nobody."""

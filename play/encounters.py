@@ -25,7 +25,7 @@ from campaigns.counters import row_update_if
 from campaigns.models import Visibility
 from campaigns.prepared import PreparedQuery
 from campaigns.selectors import PLAYERS
-from campaigns.services import feed_entry_create
+from campaigns.services import feed_lines_create
 from campaigns.systems import SHOW_NPC_NUMBERS
 from rules.dice import Roller, RulesError
 from sheets.combat import EncounterError, RollResult, Side, is_npc
@@ -90,24 +90,23 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
     # A line showing an NPC's numbers carries the players' words (sheets.combat.for_players); kept only
     # while the campaign keeps NPC numbers the GM's, so the feed's variant rule shows them to players.
     shown = encounter.campaign.option_on(SHOW_NPC_NUMBERS)
+    entries = []
     for line in lines:
         result = line.result()
         if shown:
             result.pop(PLAYERS, None)
-        feed_entry_create(
-            campaign=encounter.campaign,
-            author=author,
-            character=line.character,
-            label=f"{encounter.name}: {line.label}",
-            request={**line.request, "encounter": encounter.pk, "round": encounter.round},
-            result=result,
-            summary=line.summary,
-            chance=line.chance,
-            visibility=Visibility.GM if line.secret else Visibility.PUBLIC,
-            # No idempotency key, so no repeat for a savepoint to catch: the version claim stops a second
-            # post of the move, and any failure undoes the whole move.
-            savepoint=False,
+        entries.append(
+            {
+                "character": line.character,
+                "label": f"{encounter.name}: {line.label}",
+                "request": {**line.request, "encounter": encounter.pk, "round": encounter.round},
+                "result": result,
+                "summary": line.summary,
+                "chance": line.chance,
+                "visibility": Visibility.GM if line.secret else Visibility.PUBLIC,
+            }
         )
+    feed_lines_create(campaign=encounter.campaign, author=author, lines=entries)
 
 
 def combatants_of(encounter: Encounter) -> list[Combatant]:

@@ -226,14 +226,14 @@ def play_rows(encounter) -> dict:
 
 def test_an_action_writes_back_only_the_combatants_it_changed(two_bandits, gm):
     """A hit touches the attacker and its target; the rest of the fight's rows are neither checked nor
-    written again (play.encounters._save), and what changed is stored."""
+    written again (play.encounters._save), and what changed is stored. Its lines are saved together."""
     encounter, larry, mara, bandit = two_bandits
     # Mara steals initiative as in the short fight (Larry 3 x 3 fails, Mara 1 x 2 <= 2): she goes first.
     services.encounter_start(
         encounter=encounter, version=encounter.version, roller=roller(3, 3, 1, 2), author=gm
     )
     encounter, by_name = reload(encounter)
-    before = play_rows(encounter)
+    before, lines_before = play_rows(encounter), FeedEntry.objects.count()
     with CaptureQueriesContext(connection) as queries:
         # As in the short fight: a hit on the Bandit, its dodge too slow, 10 damage.
         act(encounter, by_name["Mara Quill"], "attack", bandit, {"dodge": "on"}, 2, 2, 3, 4, 6, 3, gm=gm)
@@ -246,6 +246,9 @@ def test_an_action_writes_back_only_the_combatants_it_changed(two_bandits, gm):
     assert {by_name["Larry Booker"].pk, by_name["Cutthroat"].pk}.isdisjoint(written)
     bandit.refresh_from_db()
     assert bandit.stats["hp"] == 2 and bandit.state["dodges"] == 1
+    # The move's lines (to hit, the dodge, the damage) go to the feed in one insert (feed_lines_create).
+    inserts = [q for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "campaigns_feedentry')]
+    assert len(inserts) == 1 and FeedEntry.objects.count() - lines_before >= 2
 
 
 def test_an_action_makes_only_the_form_it_takes(two_bandits, gm, monkeypatch):

@@ -207,6 +207,72 @@ def test_an_entry_made_from_an_old_copy_of_the_campaign_still_follows_the_newest
     assert chain.verify(campaign) is None
 
 
+def move_lines(*labels, visibility="public") -> list[dict]:
+    """The lines of one encounter move, as play.encounters._log hands them over."""
+    result = {"dice": [4, 2], "total": 8, "outcome": "success"}
+    return [{"label": f"Fight: {label}", "result": result, "visibility": visibility} for label in labels]
+
+
+@pytest.mark.parametrize("returning", [True, False])
+@pytest.mark.parametrize("head", ["current", "moved since"])
+def test_the_lines_of_one_move_are_chained_and_saved_together(
+    campaign, gm, player, head, returning, monkeypatch
+):
+    """services.feed_lines_create: one statement moves the head past every line of a move and one
+    inserts them; from a copy of the campaign the head moved away from (the locking path, with or
+    without RETURNING), the lines follow the newest entry all the same."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.models import Campaign
+
+    if not returning:
+        if connection.vendor != "sqlite":
+            pytest.skip("the fallback for SQLite before 3.35; PostgreSQL always has RETURNING")
+        monkeypatch.setattr(connection.features, "can_return_columns_from_insert", False)
+    copy = Campaign.objects.get(pk=campaign.pk)
+    first = roll(campaign, player)
+    if head == "current":
+        copy = Campaign.objects.get(pk=campaign.pk)
+    with CaptureQueriesContext(connection) as queries:
+        lines = services.feed_lines_create(
+            campaign=copy,
+            author=gm,
+            lines=[*move_lines("Bandit attacks", "damage"), *move_lines("aside", visibility="gm")],
+        )
+    assert [(line.seq, line.visibility) for line in lines] == [(2, "public"), (3, "public"), (4, "gm")]
+    assert lines[0].prev_hash == first.hash
+    assert [line.prev_hash for line in lines[1:]] == [line.hash for line in lines[:-1]]
+    stored = FeedEntry.objects.filter(campaign=campaign).order_by("seq")
+    assert [(entry.seq, entry.hash) for entry in stored] == [
+        (1, first.hash),
+        *((line.seq, line.hash) for line in lines),
+    ]
+    assert Campaign.objects.values_list("last_seq", "last_hash").get(pk=campaign.pk) == (4, lines[-1].hash)
+    assert (copy.last_seq, copy.last_hash) == (4, lines[-1].hash)
+    assert chain.verify(campaign) is None
+    inserts = [
+        q for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "campaigns_feedentry"')
+    ]
+    head_moves = [q for q in queries.captured_queries if q["sql"].startswith('UPDATE "campaigns_campaign"')]
+    assert len(inserts) == 1
+    assert len(head_moves) == (
+        1 if head == "current" else 3
+    )  # the refused compare-and-set, the bump, the hash
+
+
+def test_a_move_line_no_one_may_see_is_refused_before_anything_is_written(campaign, gm, player):
+    first = roll(campaign, player)
+    with pytest.raises(services.CampaignError, match="Choose who may see"):
+        services.feed_lines_create(
+            campaign=campaign,
+            author=gm,
+            lines=[*move_lines("hit"), *move_lines("hush", visibility="whisper")],
+        )
+    assert list(FeedEntry.objects.filter(campaign=campaign)) == [first]
+    assert chain.verify(campaign) is None
+
+
 def test_a_refused_entry_leaves_the_head_where_it_was(campaign, player):
     # A repeated key rolls back the savepoint with the head's move; the copy of the campaign that
     # made the move is then ahead of the row, and the next entry must still follow the saved one.
@@ -242,11 +308,12 @@ def test_the_migration_gives_each_campaign_its_newest_hash(campaign, player, mak
 
 @pytest.mark.django_db(transaction=True)
 def test_rolls_racing_from_several_connections_chain_in_order(campaign, player, settings):
-    """Each thread has its own connection and its own copy of the campaign, so most of its rolls find
-    the head moved by another and queue on the row's lock (the PostgreSQL path; SQLite serialises)."""
+    """Each thread has its own connection and its own copy of the campaign, so most of its rolls (and
+    its moves' pairs of lines) find the head moved by another and queue on the row's lock (the
+    PostgreSQL path; SQLite serialises)."""
     import threading
 
-    from django.db import connection, connections
+    from django.db import connection, connections, transaction
 
     from campaigns.models import Campaign
 
@@ -256,11 +323,18 @@ def test_rolls_racing_from_several_connections_chain_in_order(campaign, player, 
     errors = []
     start = threading.Barrier(4)
 
-    def rolls():
+    def rolls(moves: bool):
+        # Half the threads roll one entry at a time, half make a move's two lines at once.
         try:
             copy = Campaign.objects.get(pk=campaign.pk)
             start.wait()
-            for _ in range(10):
+            for _ in range(5 if moves else 10):
+                if moves:
+                    with transaction.atomic():
+                        services.feed_lines_create(
+                            campaign=copy, author=player, lines=move_lines("hit", "damage")
+                        )
+                    continue
                 services.table_roll_create(
                     campaign=copy, author=player, notation_text="1d6", roller=Roller(FixedFaces((3,)))
                 )
@@ -269,7 +343,7 @@ def test_rolls_racing_from_several_connections_chain_in_order(campaign, player, 
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=rolls) for _ in range(4)]
+    threads = [threading.Thread(target=rolls, args=(n % 2 == 1,)) for n in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
