@@ -8,6 +8,7 @@ from rules import notation
 from rules.dice import Roller
 
 from . import chain, commands, realtime, systems
+from .counters import row_insert
 from .limits import RateLimited, rate_limit_check
 from .models import (
     WHISPER,
@@ -148,7 +149,7 @@ def _feed_entry_save(*, idempotency_key, savepoint, recipients, **fields) -> tup
         if fields["visibility"] == WHISPER:
             entry.whisper_to = by_username(recipients)
         chain.link(entry.campaign, entry)  # the seq and the chain's head in one statement as a rule
-        entry.save()
+        row_insert(entry)
         if entry.whisper_to:
             WhisperRecipient.objects.bulk_create(
                 WhisperRecipient(entry=entry, user=user) for user in entry.whisper_to

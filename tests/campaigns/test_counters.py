@@ -1,12 +1,14 @@
-"""A row's compare-and-set (campaigns/counters.py ``row_update_if``): the statement written from the
-model's meta does what the ORM's ``update()`` does, in one statement, in both modes."""
+"""A row's compare-and-set and a new row's insert (campaigns/counters.py ``row_update_if``,
+``row_insert``): the statement written from the model's meta does what the ORM's ``update()`` and
+``save()`` do, in one statement, in both modes."""
 
 import pytest
 from django.db import connection
+from django.db.models.signals import post_save
 from django.test.utils import CaptureQueriesContext
 
-from campaigns.counters import row_update_if
-from campaigns.models import Campaign
+from campaigns.counters import row_insert, row_update_if
+from campaigns.models import Campaign, FeedEntry
 
 
 @pytest.mark.parametrize("stock", [False, True], ids=["speed-layer", "stock"])
@@ -28,3 +30,52 @@ def test_a_row_moves_only_from_what_the_caller_expects(campaign, settings, stock
     assert not row_update_if(Campaign, other.pk + 1000, {"last_seq": 0}, last_seq=1)
     assert row_update_if(Campaign, other.pk, {"last_seq": 0, "last_hash": ""}, last_seq=1, last_hash="d" * 64)
     assert Campaign.objects.values_list("last_seq", "last_hash").get(pk=campaign.pk) == (5, "b" * 64)
+
+
+def stored(entry: FeedEntry) -> dict:
+    """Every column of the entry as the database holds it, but its id."""
+    row = FeedEntry.objects.values().get(pk=entry.pk)
+    row.pop("id")
+    return row
+
+
+@pytest.mark.parametrize("stock", [False, True], ids=["speed-layer", "stock"])
+def test_a_new_row_is_stored_as_the_orm_stores_it(campaign, player, settings, stock):
+    settings.TABLETOP_STOCK = stock
+
+    def entry(seq: int) -> FeedEntry:
+        return FeedEntry(
+            campaign=campaign,
+            seq=seq,
+            author=player,
+            label="1d20+5 \u2014 \u00e9p\u00e9e",
+            request={"notation": "1d20+5", "nested": {"list": [1, None, "x"]}},
+            result={"dice": [12], "total": 17, "outcome": "success"},
+            chance="3/4",
+            visibility="gm",
+            hash="h" * 64,
+        )
+
+    by_orm, by_statement = entry(1), entry(2)
+    by_orm.save()
+    with CaptureQueriesContext(connection) as queries:
+        row_insert(by_statement)
+    assert len(queries) == 1
+    assert by_statement.pk is not None and by_statement.pk != by_orm.pk
+    assert not by_statement._state.adding and by_statement.created_at is not None  # stamped, as save() does
+    assert stored(by_statement) == {**stored(by_orm), "seq": 2, "created_at": by_statement.created_at}
+    assert FeedEntry.objects.get(pk=by_statement.pk).result == by_statement.result
+
+
+def test_a_save_signal_s_receiver_still_hears_a_new_row(campaign, player):
+    heard = []
+
+    def receiver(sender, instance, created, **kwargs):
+        heard.append((instance.seq, created))
+
+    post_save.connect(receiver, sender=FeedEntry)
+    try:
+        row_insert(FeedEntry(campaign=campaign, seq=1, author=player, label="Hello", hash="h" * 64))
+    finally:
+        post_save.disconnect(receiver, sender=FeedEntry)
+    assert heard == [(1, True)]
