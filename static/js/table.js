@@ -104,7 +104,10 @@
   window.addEventListener("pageshow", function () { leaving = false; });
   function refreshPanel(name, shows, entry) {
     if (!window.htmx) { return; }
-    if (refreshing[name]) { refreshAgain[name] = true; return; }
+    // A frame heard while the name's round is out is kept as it came, digest and entry, and heard again
+    // once the round is in: the page may show by then what it announces (a fetch of the round served
+    // after its change), and then fetches nothing for it.
+    if (refreshing[name]) { (refreshAgain[name] = refreshAgain[name] || []).push([shows, entry]); return; }
     var first = !refreshTimers[name];
     refreshShows[name] = shows && (first || refreshShows[name]) ? shows : "";
     refreshEntries[name] = entry && (first || refreshEntries[name]) ? (refreshEntries[name] || []).concat([entry]) : null;
@@ -151,7 +154,9 @@
         delete roundOut[name];
         // The round is in: how many of the name's panels it fetched (none where each already showed it).
         document.dispatchEvent(new CustomEvent("tabletop:refreshed", { detail: { panel: name, fetched: fetched } }));
-        if (refreshAgain[name]) { delete refreshAgain[name]; refreshPanel(name); }
+        var again = refreshAgain[name];
+        delete refreshAgain[name];
+        (again || []).forEach(function (heard) { refreshPanel(name, heard[0], heard[1]); });
       };
       setTimeout(over, ROUND_LIMIT_MS);
       roundOut[name] = Promise.allSettled(round).then(over);
@@ -186,7 +191,7 @@
     document.querySelectorAll("[data-live-panel]").forEach(function (panel) {
       names[panel.getAttribute("data-live-panel")] = true;
     });
-    Object.keys(names).forEach(refreshPanel);
+    Object.keys(names).forEach(function (name) { refreshPanel(name); });
   }
 
   // A whole sheet changed elsewhere (the GM, an encounter, XP, an undo, another tab): fetch the page
