@@ -27,6 +27,21 @@ ROUNDS = """() => {
 }"""
 
 
+def set_hp(bandit, value: int) -> None:
+    """The bandit's HP moved behind the panel (the GM's numbers), announced as any change is: on a thread
+    of its own, as a request's code runs (Playwright's sync API holds this one's event loop)."""
+
+    def change():
+        bandit.stats = {**bandit.stats, "hp": value}
+        bandit.save(update_fields=["stats"])
+        realtime.panel_changed(campaign_id=bandit.encounter.campaign_id, panel="encounter")
+        connection.close()
+
+    worker = threading.Thread(target=change)
+    worker.start()
+    worker.join()
+
+
 def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_changed(
     new_page, make_campaign, gm, player
 ):
@@ -48,26 +63,12 @@ def test_a_players_table_fetches_the_encounter_panel_only_when_what_they_see_cha
     summary = page.locator("#encounter-panel [data-combatant='Bandit'] .combatant-summary")
     expect(summary).to_have_text("")
 
-    def hp(value):
-        """The bandit's HP moved behind the panel (the GM's numbers), announced as any change is: on a
-        thread of its own, as a request's code runs (Playwright's sync API holds this one's event loop)."""
-
-        def change():
-            bandit.stats = {**bandit.stats, "hp": value}
-            bandit.save(update_fields=["stats"])
-            realtime.panel_changed(campaign_id=campaign.pk, panel="encounter")
-            connection.close()
-
-        worker = threading.Thread(target=change)
-        worker.start()
-        worker.join()
-
-    hp(most - 1)  # players now see "hurt": the panel is fetched
+    set_hp(bandit, most - 1)  # players now see "hurt": the panel is fetched
     expect(summary).to_have_text("hurt")
     page.wait_for_function("() => window.encounterRounds.length === 1")
-    hp(most - 2)  # still "hurt" to players: the page already shows it, and fetches nothing
+    set_hp(bandit, most - 2)  # still "hurt" to players: the page already shows it, and fetches nothing
     page.wait_for_function("() => window.encounterRounds.length === 2")
-    hp(most - 2)  # announced, and nothing anyone sees moved
+    set_hp(bandit, most - 2)  # announced, and nothing anyone sees moved
     for each in (page, gm_page):
         each.wait_for_function("() => window.encounterRounds.length === 3")
     assert page.evaluate("() => window.encounterRounds") == [1, 0, 0]
@@ -128,20 +129,9 @@ def test_a_frame_heard_while_the_panel_is_fetched_is_weighed_once_that_fetch_is_
 
     page.route("**/encounters/panel/**", hold_the_first)
 
-    def hp(value):
-        def change():
-            bandit.stats = {**bandit.stats, "hp": value}
-            bandit.save(update_fields=["stats"])
-            realtime.panel_changed(campaign_id=campaign.pk, panel="encounter")
-            connection.close()
-
-        worker = threading.Thread(target=change)
-        worker.start()
-        worker.join()
-
     with page.expect_request(lambda request: "/encounters/panel/" in request.url):
-        hp(most - 1)
-    hp(most - 1)  # announced again while the fetch is held: the GM will see nothing new in it
+        set_hp(bandit, most - 1)
+    set_hp(bandit, most - 1)  # announced again while the fetch is held: the GM will see nothing new in it
     page.wait_for_function("() => window.heard.length === 2")
     assert len(held) == 1 and page.evaluate("() => window.encounterRounds") == []
     held.pop().continue_()
