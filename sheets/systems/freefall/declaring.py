@@ -41,7 +41,7 @@ class Declarations:
                     "attack",
                     "Declare an attack",
                     needs_target=True,
-                    form_class=declaration_form(encounter, actor, attack=True, state=state),
+                    form_class=lambda: declaration_form(encounter, actor, attack=True, state=state),
                     targets=foes,
                     help=f"{left} of {left + sum(r['dice'] for r in rows)} dice left to assign.",
                     gm_fields=("difficulty",),
@@ -50,7 +50,7 @@ class Declarations:
                 Action(
                     "task",
                     "Declare an action",
-                    form_class=declaration_form(encounter, actor, attack=False, state=state),
+                    form_class=lambda: declaration_form(encounter, actor, attack=False, state=state),
                     help="Anything beyond talking or walking needs a prerequisite: the gear, the "
                     "specialty, 1 current attribute point or 1 level of harm, paid when locked in.",
                     gm_fields=("difficulty",),
@@ -61,7 +61,7 @@ class Declarations:
                     Action(
                         "hack",
                         "Declare a hack",
-                        form_class=hack_form(encounter, actor, state=state),
+                        form_class=lambda: hack_form(encounter, actor, state=state),
                         gm_fields=("difficulty",),
                         help="An active program adds its tier to every die; a natural 1 on any die "
                         "compromises it for the mission. Without one, the specialty earns the roll.",

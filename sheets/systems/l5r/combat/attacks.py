@@ -78,7 +78,7 @@ class AttackMixin:
             "attack",
             "Attack (Complex Action)" if not extra else "Extra Attack",
             needs_target=True,
-            form_class=attack_form(actor.character) if actor.character is not None else L5RNpcAttackForm,
+            form_class=L5RNpcAttackForm if actor.character is None else lambda: attack_form(actor.character),
             targets=foes,
             help=(
                 "Skill + its trait (Agility; Reflexes for Kyujutsu) against the target's Armor TN, +5 "

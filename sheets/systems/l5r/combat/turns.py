@@ -46,7 +46,7 @@ class TurnMixin:
                 Action(
                     "stance",
                     "Stance",
-                    form_class=_stance_form(actor),
+                    form_class=lambda: _stance_form(actor),
                     help=(
                         f"Held now: {stance_of(actor).label}. Chosen at the start of the turn. "
                         "Attack: no limits. Full Attack: +2k1 to melee "
@@ -67,7 +67,7 @@ class TurnMixin:
                     "contest",
                     "Contested roll (Complex Action)",
                     needs_target=True,
-                    form_class=contest_form(encounter, others),
+                    form_class=lambda: contest_form(encounter, others),
                     targets=others,
                     # What all roll is the GM's (l.57), and so is whether the scene allows a draw.
                     gm_fields=("roll", "tie_stands"),
@@ -86,7 +86,7 @@ class TurnMixin:
                     Action(
                         "skill",
                         "Skill roll (Complex Action)",
-                        form_class=skill_form(encounter, actor, combatants),
+                        form_class=lambda: skill_form(encounter, actor, combatants),
                         gm_fields=("tn",),  # the GM's TN (l.6): the scene's, or the GM types it
                         help=(
                             f"Skill + its trait against the GM's TN ({scene(encounter)['tn']} unless the "
