@@ -88,17 +88,16 @@ def row_insert(row) -> None:
     """
     model, alias = type(row), type(row).objects.db
     connection = connections[alias]
-    statement = None
-    if not (
-        settings.TABLETOP_STOCK
+    if (alias, model) not in _inserts:
+        _inserts[(alias, model)] = _insert_statement(model, alias)
+    statement = _inserts[(alias, model)]
+    if (
+        statement is None
+        or settings.TABLETOP_STOCK
         or not connection.features.can_return_columns_from_insert
         or pre_save.has_listeners(model)
         or post_save.has_listeners(model)
     ):
-        if (alias, model) not in _inserts:
-            _inserts[(alias, model)] = _insert_statement(model, alias)
-        statement = _inserts[(alias, model)]
-    if statement is None:
         row.save(force_insert=True)
         return
     sql, fields = statement

@@ -166,11 +166,9 @@ def feed_lines_create(*, campaign: Campaign, author, lines: list[dict]) -> list[
     inside the move's transaction."""
     entries = []
     for line in lines:
-        fields = {"kind": FeedEntry.Kind.ROLL, "character": None, "request": None, "result": None}
-        fields |= {"summary": "", "chance": None, "visibility": Visibility.PUBLIC, **line}
-        if fields["visibility"] not in Visibility.values:
+        if line.get("visibility", Visibility.PUBLIC) not in Visibility.values:
             raise CampaignError("Choose who may see this roll.")
-        entries.append(_checked_entry(campaign=campaign, author=author, idempotency_key=None, **fields))
+        entries.append(_checked_entry(campaign=campaign, author=author, **line))
     if entries:
         chain.link(campaign, *entries)
         FeedEntry.objects.bulk_create(entries)
@@ -184,14 +182,14 @@ def _checked_entry(
     campaign,
     author,
     label,
-    kind,
-    character,
-    request,
-    result,
-    summary,
-    chance,
-    visibility,
-    idempotency_key,
+    kind=FeedEntry.Kind.ROLL,
+    character=None,
+    request=None,
+    result=None,
+    summary="",
+    chance=None,
+    visibility=Visibility.PUBLIC,
+    idempotency_key=None,
 ) -> FeedEntry:
     """An unsaved entry, checked: everything but its place in the chain."""
     entry = FeedEntry(
