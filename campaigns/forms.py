@@ -126,8 +126,16 @@ def whole_number(text, *, min_value=None, max_value=None) -> int | None:
         return None
 
 
+# An id as nearly every URL and post carries it: plain digits, no leading zero, within the field's bounds.
+_PLAIN_ROW_ID = re.compile(r"[1-9][0-9]{0,9}")
+
+
 def row_id(text) -> int | None:
     """The id of a row a client named outside any form, read as IdField reads it; None if it is none."""
+    # Every id in a URL comes through here: the plain ones are read at once, to the number the field
+    # would give; the field reads the rest (blank, signs, spaces, leading zeros) and refuses the junk.
+    if isinstance(text, str) and _PLAIN_ROW_ID.fullmatch(text) and int(text) <= WHOLE_NUMBER_LIMIT:
+        return int(text)
     try:
         return _ROW_ID_FIELD.clean(text)
     except ValidationError:

@@ -218,7 +218,11 @@ def sheet_request_roll(request, character_id: int, target_id: int):
             error = "That is not something this sheet can roll."
         except (roll_requests.RequestError, ValidationError, RulesError) as refused:
             error = " ".join(refused.messages) if isinstance(refused, ValidationError) else str(refused)
-    response = sheet_requests(request, character_id)
+    if error:
+        # A refused answer was rolled back, but the system may have touched the rows in memory first.
+        character = selectors.character_for_viewer(request.user, character_id)
+    # Otherwise the answer left the character current (its version, its rows): the prompts draw from it.
+    response = TemplateResponse(request, "play/_requests_sheet.html", _prompts(request, character))
     response.context_data["error"] = error
     if error:
         response.status_code = 422

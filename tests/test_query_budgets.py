@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from campaigns.models import FeedEntry
+from play.requests import roll_request_create
 from sheets.history import sheet_relations, snapshot
 from sheets.models import Character, SheetChange
 from sheets.registry import game_systems
@@ -42,6 +43,11 @@ SHEET_PAGE_BUDGET = 10
 # version, the system's rows once (both history snapshots and the answer read them), the name, the
 # history row.
 NAME_EDIT_BUDGET = 8
+# The answer to a GM's request, from the sheet's prompt (bench/table.py's request answer): the user, the
+# character, its place in the request, that place again under its lock, the system's rows (one query per
+# table), the version, the chain's head, the entry in its savepoint (two brackets), the place's answer,
+# and the prompts drawn again from the character the answer left current.
+REQUEST_ANSWER_BUDGET = 11 + 2 * COUNTER_EXTRA
 # Faces that explode nothing and earn no token (see tests/sheets/test_system_contract.py), so the
 # budgeted roll changes nothing on the sheet; a roll that does change it adds its own writes.
 FACES = (2, 3) * 60
@@ -154,6 +160,30 @@ def test_hidden_sheet_roll(character, player, client_for, fixed_dice, django_ass
     assert response.status_code == 200, response.content[:500]
     assert FeedEntry.objects.get().visibility == "blind"
     assert fresh(character).version == version  # nothing on the sheet moved
+
+
+def test_request_answer(character, gm, player, client_for, fixed_dice, django_assert_max_num_queries):
+    system = system_of(character.campaign.system)
+    options = {name: f.initial for name, f in system.options_form(character=character).fields.items()}
+    asked = roll_request_create(
+        campaign=character.campaign, gm=gm, label="Spot", characters=[character],
+        options={name: value for name, value in options.items() if value is not None}, visibility="public",
+    )
+    target = asked.targets.get()
+    fixed_dice(*FACES)
+    url = reverse("sheet_request_roll", args=[character.pk, target.pk])
+    client, data = client_for(player), {"key": first_key(system, character)}
+    budget = REQUEST_ANSWER_BUDGET + len(sheet_relations(character))
+    with django_assert_max_num_queries(budget + transaction_brackets()):
+        response = client.post(url, data, **HTMX)
+    assert response.status_code == 200, response.content[:500]
+    entry = FeedEntry.objects.get()
+    target.refresh_from_db()
+    assert target.entry == entry and entry.character_id == character.pk
+    # The prompts drawn from the character the answer left: the request answered, with its entry.
+    body = response.content.decode()
+    assert "You rolled for the GM’s “<bdi>Spot</bdi>”" in body and f'id="entry-{entry.cursor}"' in body
+    assert "roll-prompt" not in body
 
 
 def test_name_edit_in_place(character, player, client_for, django_assert_max_num_queries):
