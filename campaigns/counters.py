@@ -1,5 +1,5 @@
 """A row's counter moved on under its write lock, in one statement where the database allows it; a
-row's compare-and-set, and a new row's insert, each in one statement written once."""
+row's compare-and-set or update, and new rows' insert, each in one statement written once."""
 
 from django.conf import settings
 from django.db import connections
@@ -72,40 +72,65 @@ def row_update_if(model, pk: int, expected: dict, **values) -> bool:
         return cursor.rowcount > 0
 
 
-_inserts: dict[tuple[str, type], tuple[str, list] | None] = {}
+_inserts: dict[tuple[str, type], tuple[str, str, list] | None] = {}
 
 
-def row_insert(row) -> None:
-    """Save ``row``, new, of a model with an automatic id, in one ``INSERT ... RETURNING`` written from
-    the model's meta once per model and database, and set its id, as ``row.save()`` would.
+def row_insert(*rows) -> None:
+    """Save ``rows``, new, all of one model with an automatic id, in one ``INSERT ... RETURNING`` written
+    from the model's meta once per model and database, and set each one's id, as ``save()`` (one row) or
+    ``bulk_create`` (several) would.
 
-    Django's save builds and compiles the same statement on every call: about 0.7 ms of a roll, every
-    roll saving its feed entry (bench/profile_roll.py). Each value is prepared as the save prepares it
-    (``pre_save`` stamps an ``auto_now_add`` time, then ``get_db_prep_save``). The ORM's own save is
-    taken in stock mode (settings.TABLETOP_STOCK), on a database that cannot return the id, for a model
-    with a column the database fills itself (a database default, a generated column), and where a save
-    signal has a receiver for the model, which this path would not send.
+    Django builds and compiles the same statement on every call: about 0.7 ms of a roll, every roll
+    saving its feed entry, and more for a move's several lines (bench/profile_roll.py). Each value is
+    prepared as the save prepares it (``pre_save`` stamps an ``auto_now_add`` time, then
+    ``get_db_prep_save``). The ORM's own is taken in stock mode (settings.TABLETOP_STOCK), on a database
+    that cannot return the ids, for a model with a column the database fills itself (a database
+    default, a generated column), and where a save signal has a receiver for the model, which this path
+    would not send.
     """
-    model, alias = type(row), type(row).objects.db
+    if not rows:
+        return
+    model, alias = type(rows[0]), type(rows[0]).objects.db
     connection = connections[alias]
     if (alias, model) not in _inserts:
         _inserts[(alias, model)] = _insert_statement(model, alias)
     statement = _inserts[(alias, model)]
+    features = connection.features
+    returns = (
+        features.can_return_rows_from_bulk_insert if rows[1:] else features.can_return_columns_from_insert
+    )
     if (
         statement is None
         or settings.TABLETOP_STOCK
-        or not connection.features.can_return_columns_from_insert
+        or not returns
         or pre_save.has_listeners(model)
         or post_save.has_listeners(model)
     ):
-        row.save(force_insert=True)
+        if len(rows) == 1:
+            rows[0].save(force_insert=True)
+        else:
+            model.objects.bulk_create(rows)
         return
-    sql, fields = statement
-    params = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
+    head, returning, fields = statement
+    placeholders = f"({', '.join(['%s'] * len(fields))})"
+    params = [
+        field.get_db_prep_save(field.pre_save(row, True), connection) for row in rows for field in fields
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row.pk = cursor.fetchone()[0]
-    row._state.adding, row._state.db = False, alias
+        # Both databases return the rows of a many-row insert in the order given (bulk_create relies on it).
+        cursor.execute(f"{head} {', '.join([placeholders] * len(rows))} {returning}", params)
+        ids = cursor.fetchall()
+    for row, (pk,) in zip(rows, ids, strict=True):
+        row.pk = pk
+        row._state.adding, row._state.db = False, alias
+
+
+def row_update(row, fields) -> None:
+    """Write ``fields`` of ``row`` as ``row.save(update_fields=fields)`` would, in one statement written
+    from the model's meta (:func:`row_update_if` with nothing expected): for a row the caller holds
+    already, under its lock or its version's claim. No save signal is sent (as ``update()``)."""
+    attnames = [row._meta.get_field(name).attname for name in fields]
+    row_update_if(type(row), row.pk, {}, **{name: getattr(row, name) for name in attnames})
 
 
 def _insert_statement(model, alias: str) -> tuple[str, list] | None:
@@ -116,8 +141,5 @@ def _insert_statement(model, alias: str) -> tuple[str, list] | None:
     ):
         return None
     quote = connections[alias].ops.quote_name
-    sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608 (names from the model's meta)
-        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.auto_field.column)}"
-    )
-    return sql, fields
+    head = f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) VALUES"  # noqa: S608 (names from the model's meta)
+    return head, f"RETURNING {quote(meta.auto_field.column)}", fields

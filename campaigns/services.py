@@ -171,7 +171,7 @@ def feed_lines_create(*, campaign: Campaign, author, lines: list[dict]) -> list[
         entries.append(_checked_entry(campaign=campaign, author=author, **line))
     if entries:
         chain.link(campaign, *entries)
-        FeedEntry.objects.bulk_create(entries)
+        row_insert(*entries)
         for entry in entries:
             realtime.entry_created(entry)
     return entries

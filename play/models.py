@@ -35,6 +35,9 @@ class Encounter(models.Model):
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # What a move changes (play.encounters._save writes them back; the version was claimed before).
+    PLAY_COLUMNS = ("status", "round", "turn", "state")
+
     class Meta:
         ordering = ["-created_at", "-pk"]
 

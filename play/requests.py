@@ -10,7 +10,7 @@ from django.db import transaction
 from django.http import Http404
 
 from campaigns import realtime
-from campaigns.counters import row_update_if
+from campaigns.counters import row_update
 from campaigns.models import FeedEntry, Visibility
 from campaigns.prepared import PreparedQuery
 from campaigns.services import entry_for_key, feed_entry_create
@@ -130,9 +130,8 @@ def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, 
         author=author,
         visibility=request.visibility,
     )
-    # Under the target's lock, taken above while it had no answer: nothing else sets it meanwhile.
-    row_update_if(RollRequestTarget, locked.pk, {}, entry_id=entry.pk)
     locked.entry = entry
+    row_update(locked, ["entry"])  # under the target's lock, taken above while it had no answer
     # A hidden request's answer concerns only the GM's panel: other pages do not even hear that it came.
     realtime.panel_changed(campaign_id=character.campaign_id, panel="requests", gm_only=is_hidden(request))
     return entry
