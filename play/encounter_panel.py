@@ -8,12 +8,14 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from campaigns import realtime
 from campaigns.models import Campaign
 from campaigns.prepared import PreparedQuery
 from campaigns.selectors import campaign_for_member
 from sheets.registry import combat_for
+from sheets.selectors import sheet_shown
 
 from . import encounters
 
@@ -30,11 +32,11 @@ def order_context(user, campaign, encounter, combat, combatants) -> dict:
         "actor": actor,
         "can_reorder": is_gm and combat.order_settable(encounter, combatants),
         "move_directions": (("up", "↑"), ("down", "↓")),
-        "rows": [_row(user, combat, encounter, c, actor) for c in combatants],
+        "rows": [_row(user, combat, encounter, c, actor, is_gm=is_gm) for c in combatants],
     }
 
 
-def _row(user, combat, encounter, combatant, actor) -> dict:
+def _row(user, combat, encounter, combatant, actor, *, is_gm: bool) -> dict:
     """One combatant in the order: its numbers (and initiative) only for a viewer who sees them."""
     shown = encounters.numbers_shown(user, encounter, combatant)
     return {
@@ -43,7 +45,23 @@ def _row(user, combat, encounter, combatant, actor) -> dict:
         "initiative": combatant.initiative if shown else None,
         "out": combat.is_out(combatant),
         "current": actor is not None and combatant.pk == actor.pk,
+        "portrait": _portrait_src(encounter, combatant, is_gm=is_gm),
+        "badge_key": combatant.character_id or combatant.pk,
     }
+
+
+def _portrait_src(encounter, combatant, *, is_gm: bool) -> str:
+    """The address of the combatant's portrait as this viewer may see it, "" for its badge: a character's
+    as its sheet is shown (an NPC's is the GM's alone), a quick NPC's to the whole table
+    (play/portraits.py). The stored name in the query: a new portrait is a new
+    address, so no browser shows the old one."""
+    character = combatant.character
+    if character is not None and character.portrait and sheet_shown(character, is_gm=is_gm):
+        return f"{reverse('portrait', args=[character.pk])}?v={character.portrait}"
+    if combatant.portrait:
+        where = [encounter.campaign_id, encounter.pk, combatant.pk]
+        return f"{reverse('npc_portrait', args=where)}?v={combatant.portrait}"
+    return ""
 
 
 def _fight(campaign) -> tuple:

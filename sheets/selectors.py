@@ -17,13 +17,19 @@ def _character_seating(user_id: int, character_id: int):
     )
 
 
+def sheet_shown(character: Character, *, is_gm: bool) -> bool:
+    """Whether someone seated at the character's table sees its sheet (and so its portrait): an NPC's
+    is the GM's secret."""
+    return is_gm or not character.is_npc
+
+
 def character_for_viewer(user, character_id: int) -> Character:
     """The character if the user sits at its campaign's table; 404 otherwise, so nothing leaks.
 
-    NPCs are the GM's secret: players get 404 for them too.
+    NPCs are the GM's secret: players get 404 for them too (:func:`sheet_shown`).
     """
     found = _character_seating(user.pk, character_id) if user.is_authenticated else []
-    if not found or (found[0].is_npc and not found[0].campaign.is_gm(user)):
+    if not found or not sheet_shown(found[0], is_gm=found[0].campaign.is_gm(user)):
         raise Http404("No such character.")
     return found[0]
 

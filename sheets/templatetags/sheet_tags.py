@@ -1,5 +1,6 @@
 """A sheet's parts drawn in Python: its roll buttons, each with a small picture of its odds (outcome bars,
-or a curve of P(total >= t)), and its in-place fields; and the party summary a GM watches."""
+or a curve of P(total >= t)), and its in-place fields; a portrait or its badge; and the party summary a
+GM watches."""
 
 import functools
 from itertools import groupby
@@ -157,6 +158,24 @@ def _curve(curve: Curve):
         f"{x_of(curve.target):.1f}",
         HEIGHT,
     )
+
+
+@register.simple_tag
+def avatar(name: str, size: str, src: str = "", key: int | None = None) -> SafeString:
+    """A portrait (``src``: its guarded address), or where there is none a badge with the name's first
+    letter in one of ten colours, picked by ``key`` (an id, so a name keeps its colour); ``size`` sm, md
+    or lg. Drawn in Python: the encounter's turn order draws one per combatant for every seat's view
+    after each move (play.encounter_panel.seat_views)."""
+    if src:
+        return format_html(
+            '<img class="avatar avatar-{}" src="{}" alt="{}" width="128" height="128">', size, src, name
+        )
+    colour = f"{key:d}"[-1] if isinstance(key, int) else ""
+    return format_html(
+        '<span class="avatar avatar-{} avatar-badge avatar-c{}" role="img" aria-label="{}">'
+        '<span aria-hidden="true">{}</span></span>',
+        size, colour, name, name[:1].upper(),
+    )  # fmt: skip
 
 
 @register.simple_tag

@@ -225,3 +225,19 @@ def test_the_encounter_order_shows_the_portrait_or_the_badge(character, player, 
         html = page.content.decode()
         assert image in html
         assert 'role="img" aria-label="Ghoul"><span aria-hidden="true">G</span>' in html
+
+
+def test_an_npc_sheets_portrait_in_the_order_is_the_gms_alone(character, player, gm, client_for):
+    """An NPC's sheet is the GM's alone (sheets.selectors.character_for_viewer), and so is its portrait:
+    the players' order shows its badge, and no address of the picture reaches them."""
+    Character.objects.filter(pk=character.pk).update(is_npc=True, portrait="abc123.webp")
+    encounter = encounters.encounter_create(campaign=character.campaign, name="Crypt")
+    encounters.combatant_add_character(encounter=encounter, character=Character.objects.get(pk=character.pk))
+    address = reverse("portrait", args=[character.pk])
+    gm_order = client_for(gm).get(reverse("encounter", args=[character.campaign_id, encounter.pk]))
+    assert f'src="{address}?v=abc123.webp"' in gm_order.content.decode()
+    panel = client_for(player).get(reverse("encounter_panel", args=[character.campaign_id]))
+    players = panel.content.decode()
+    assert address not in players and "abc123" not in players
+    badge = f'avatar-badge avatar-c{str(character.pk)[-1]}" role="img" aria-label="{character.name}"'
+    assert badge in players
