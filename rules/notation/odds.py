@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from rules.dice import RulesError
 from rules.fivebyfive import chance as five_by_five_chance
@@ -196,6 +196,9 @@ def _highest_quick_tn(node: RollKeep, constant: int, odd_die_bonus: bool) -> int
     return reach + bonus + constant
 
 
+# A saved roll, a dice-box line typed again, a sheet's button: the same lines come back all evening, and
+# the work meter is a count, not a clock, so a line's figure is the same each time (a refusal is not kept).
+@lru_cache(maxsize=1024)
 def _exact_chance(tree: Tree, odd_die_bonus: bool) -> Fraction | None:
     """chance(), raising RulesError (NotExact included) where the figure is out of reach."""
     if isinstance(tree, FiveByFive):

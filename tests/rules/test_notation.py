@@ -1334,3 +1334,15 @@ def test_a_line_with_no_single_chance_is_rolled_without_one(text):
 @pytest.mark.parametrize("text", ["1d20+5 vs 15", "4d6kh3 vs 12", "5x5 vs 6", "7k3 vs 20", "3d6>=5"])
 def test_a_line_within_reach_gets_the_same_exact_chance_as_ever(text):
     assert notation.rolled_chance(parse(text), text) == notation.chance(parse(text)) is not None
+
+
+def test_a_lines_chance_is_worked_out_once_however_often_it_is_rolled():
+    """A saved roll or a line typed again is priced from the first working (rules.notation.odds): the
+    meter counts work, not time, so the figure cannot differ from one working to the next."""
+    from rules.notation import odds
+
+    odds._exact_chance.cache_clear()
+    first = notation.rolled_chance(notation.parse("4d6kh3 vs 12"), "4d6kh3 vs 12")
+    again = notation.rolled_chance(notation.parse("4d6kh3 vs 12"), "4d6kh3 vs 12")
+    assert first == again == notation.chance(notation.parse("4d6kh3 vs 12"))
+    assert odds._exact_chance.cache_info().misses == 1
