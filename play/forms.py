@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django import forms
@@ -73,7 +74,9 @@ def _first_option(field: forms.Field):
 def with_initial(data: Any, form: forms.Form, *, names) -> Any:
     """``data`` with the fields ``names`` put back to their initial values in ``form`` (unbound, made
     with the prefix ``data`` is read under), whatever was posted for them."""
-    kept = data.copy()  # a QueryDict's copy keeps every value of a multiple choice
+    # A shallow copy keeps every value of a multiple choice (each key's list is replaced below, never
+    # changed in place); a QueryDict's own copy() is a deep one, and its strings need none.
+    kept = copy.copy(data)
     for name in names:
         kept.pop(form.add_prefix(name), None)
     for key, value in _initial_of(form, names).items():
