@@ -133,7 +133,7 @@ def row_update(row, fields) -> None:
     row_update_if(type(row), row.pk, {}, **{name: getattr(row, name) for name in attnames})
 
 
-def _insert_statement(model, alias: str) -> tuple[str, list] | None:
+def _insert_statement(model, alias: str) -> tuple[str, str, list] | None:
     meta = model._meta
     fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
     if meta.auto_field is None or any(

@@ -53,8 +53,8 @@ def _row(user, combat, encounter, combatant, actor, *, is_gm: bool) -> dict:
 def _portrait_src(encounter, combatant, *, is_gm: bool) -> str:
     """The address of the combatant's portrait as this viewer may see it, "" for its badge: a character's
     as its sheet is shown (an NPC's is the GM's alone), a quick NPC's to the whole table
-    (play/portraits.py). The stored name in the query: a new portrait is a new
-    address, so no browser shows the old one."""
+    (play/portraits.py). The stored name rides in the query: a new portrait is a new address, so no
+    browser shows the old one."""
     character = combatant.character
     if character is not None and character.portrait and sheet_shown(character, is_gm=is_gm):
         return f"{reverse('portrait', args=[character.pk])}?v={character.portrait}"
