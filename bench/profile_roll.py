@@ -7,7 +7,10 @@ for it: ``config.asgi``'s handler's one hop (``OneHopHandler.respond``: the requ
 the view and its answer's render, ``request_finished``), called on this thread so pyinstrument sees
 it, then the broadcasts it collected sent to the in-memory layer on an event loop (nobody listens:
 this is the server's own work up to the sockets). It prints, per path: the queries one request makes,
-the mean wall and CPU time per request, and the call tree (functions under 2% of the time left out).
+the mean wall and CPU time per request, the Python calls one request makes (functions and built-ins
+called, counted over ``--counted`` requests: a figure a busy or noisy machine does not move, so a change
+of a few percent shows where the times cannot tell it from the noise), and the call tree (functions
+under 2% of the time left out).
 The paths: Django's own minimum (bench/minimum.py: the framework's stack around one draw and one
 broadcast, nothing of the app's), the dice box, a saved dice line from the table's panel, the sheet's
 first roll button, the player's encounter action from the turn panel (bench/fixtures.py's fight;
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import io
 import re
 import secrets
@@ -50,6 +54,7 @@ def main() -> None:
     parser.add_argument("--rolls", type=int, default=200)
     parser.add_argument("--bystanders", type=int, default=0)
     parser.add_argument("--only", default="")
+    parser.add_argument("--counted", type=int, default=50, help="requests whose Python calls are counted")
     parser.add_argument("--all-frames", action="store_true", help="show Django's frames too")
     args = parser.parse_args()
     import servers
@@ -190,16 +195,18 @@ def main() -> None:
         if args.only not in label and not label.startswith("django minimum"):
             continue
 
-        def post(url=url, fields=fields, before=before):
-            """One request; returns its (wall, CPU) seconds, the untimed preparation left out."""
+        def post(url=url, fields=fields, before=before, counter=None):
+            """One request; returns its (wall, CPU) seconds, the untimed preparation left out. With
+            ``counter``, the server's part of it is counted too."""
             if before is not None:
                 before()
             fields = {**fields(), "visibility": "public", "idempotency_key": uuid.uuid4().hex}
             scope, body = asgi_request(url() if callable(url) else url, fields, cookie, csrf)
             wall, cpu = time.perf_counter(), time.process_time()
-            response, broadcasts = django_asgi_app.respond(scope, io.BytesIO(body))
-            # Built here, the deferred ones too: the server builds them on the request's thread as well.
-            loop.run_until_complete(realtime.send_collected(realtime.build_later(broadcasts)))
+            with counter or contextlib.nullcontext():
+                response, broadcasts = django_asgi_app.respond(scope, io.BytesIO(body))
+                # Built here, the deferred ones too: the server builds them on the request's thread too.
+                loop.run_until_complete(realtime.send_collected(realtime.build_later(broadcasts)))
             spent = time.perf_counter() - wall, time.process_time() - cpu
             if (drawn := value_by_id(response.content.decode(), "roll-buttons-drawn")) is not None:
                 data["buttons_drawn"] = drawn  # as the page keeps it
@@ -225,9 +232,13 @@ def main() -> None:
         # Unprofiled first: wall and CPU time per request (the CPU figure holds up on a busy machine).
         spent = [post() for _ in range(args.rolls)]
         wall, cpu = sum(w for w, _ in spent), sum(c for _, c in spent)
+        counter = CallCounter()
+        for _ in range(args.counted):
+            post(counter=counter)
         print(
             f"\n=== {label}: {len(queries)} statements; per request {wall / args.rolls * 1000:.2f} ms wall, "
-            f"{cpu / args.rolls * 1000:.2f} ms CPU (unprofiled)"
+            f"{cpu / args.rolls * 1000:.2f} ms CPU (unprofiled), "
+            f"{counter.calls / args.counted:,.0f} Python calls"
         )
         for sql in queries:
             print("   ", sql[:110])
@@ -249,6 +260,25 @@ def main() -> None:
     if args.only in "dice box":
         through_asgi(application, f"/campaigns/{campaign.pk}/table/roll/", cookie, csrf, args.rolls, box)
         service_alone(campaign, player, args.rolls)
+
+
+class CallCounter:
+    """Counts the Python functions and built-ins called while it is entered (``sys.setprofile``, this
+    thread: the one-hop handler runs the request here). Slower than the request itself, so never timed."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def _heard(self, frame, event, arg):
+        if event in ("call", "c_call"):
+            self.calls += 1
+
+    def __enter__(self):
+        sys.setprofile(self._heard)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(None)
 
 
 def asgi_request(path: str, fields: dict, cookie: str, csrf: str) -> tuple[dict, bytes]:
