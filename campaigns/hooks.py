@@ -37,18 +37,19 @@ def register_panel(*, place: str, name: str, render: Callable[..., str], order: 
     _panels[(place, name)] = Panel(place=place, name=name, order=order, render=render)
 
 
-# Per live panel name, what the players and what the GM see of it at a campaign's table: campaign id ->
-# (the players' HTML, the same for each player; the GM's), drawn together from one reading. Their
-# digests travel with the panel's refresh frame (realtime.panel_changed), each to its own seats, so a
-# page that already shows its view fetches nothing.
-_seat_views: dict[str, Callable[[int], tuple[str, str]]] = {}
+# Per live panel name, what the players and what the GM see of it at a campaign's table: campaign id
+# (and, as keywords, what the change held already: realtime.panel_changed's ``held``) -> (the players'
+# HTML, the same for each player; the GM's), drawn together from one reading. Their digests travel with
+# the panel's refresh frame (realtime.panel_changed), each to its own seats, so a page that already
+# shows its view fetches nothing.
+_seat_views: dict[str, Callable[..., tuple[str, str]]] = {}
 
 
-def register_seat_views(*, panel: str, render: Callable[[int], tuple[str, str]]) -> None:
+def register_seat_views(*, panel: str, render: Callable[..., tuple[str, str]]) -> None:
     _seat_views[panel] = render
 
 
-def seat_views(panel: str) -> Callable[[int], tuple[str, str]] | None:
+def seat_views(panel: str) -> Callable[..., tuple[str, str]] | None:
     return _seat_views.get(panel)
 
 

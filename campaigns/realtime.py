@@ -211,14 +211,16 @@ def shows(html: str) -> str:
     return salted_hmac("campaigns.realtime.shows", _PER_RENDER.sub("", html)).hexdigest()[:32]
 
 
-def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> None:
+def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False, held: dict | None = None) -> None:
     """A live panel of the table ("encounter", "requests") changed; open pages fetch it again.
 
     Where the panel's owner registered what the players and the GM see of it (hooks.register_seat_views),
     the event carries a digest of each view, worked out once the change is committed; the consumer sends
     each seat its own (the GM's only to the GM), and a page whose panel already shows it (its
     ``data-shows``) fetches nothing. Drawing the views is database and template work, so the event is
-    built once the click is answered: the click's entry and its answer do not wait on it.
+    built once the click is answered: the click's entry and its answer do not wait on it. ``held``: what
+    the change holds already of what the views draw (a move's fight), handed to them as keywords so
+    they need not read it again.
     """
     views = None if gm_only else hooks.seat_views(panel)
 
@@ -226,7 +228,7 @@ def panel_changed(*, campaign_id: int, panel: str, gm_only: bool = False) -> Non
         built = {"type": "panel.changed", "panel": panel, "gm_only": gm_only}
         if views is not None:
             try:
-                players, gm = views(campaign_id)
+                players, gm = views(campaign_id, **(held or {}))
             except Exception:  # without a digest every page fetches: slower, never stale
                 logger.exception("the views of %s could not be drawn", panel)
             else:

@@ -75,13 +75,15 @@ def _claim(encounter: Encounter, version: int) -> None:
     encounter.version = version + 1
 
 
-def _announce(encounter: Encounter, *, turn: bool = True) -> None:
+def _announce(encounter: Encounter, *, turn: bool = True, combatants: list[Combatant] | None = None) -> None:
     """The encounter changed: every panel that follows each change is fetched again (the encounter's, the
     acting player's turn panel, a sheet's latest lines of the fight). ``turn``: whose turn it is, the
     round, a waiting defence or who fights changed too, so every player's turn panel is fetched; an
     action that leaves all of those as they were shows nothing new on the others (``live_panel`` in
-    play.encounter_views._turn_context)."""
-    realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter")
+    play.encounter_views._turn_context). ``combatants``: the whole fight as this change saved it, in
+    order, where the caller holds it: the table's views are drawn from it (play.encounter_panel._fight)."""
+    held = None if combatants is None else {"moved": (encounter, tuple(combatants))}
+    realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter", held=held)
     if turn:
         realtime.panel_changed(campaign_id=encounter.campaign_id, panel="turn")
 
@@ -220,7 +222,7 @@ def _enter(encounter: Encounter, combatant: Combatant, *, version, roller, autho
     lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter)
+    _announce(encounter, combatants=combatants)
     return combatant
 
 
@@ -499,7 +501,7 @@ def encounter_act(
         }
         _save(encounter, combatants)
         _log(encounter, lines, author=author)
-        _announce(encounter)
+        _announce(encounter, combatants=combatants)
         return lines
     return _after_action(encounter, combatants, actor, action, lines, said, author=author)
 
@@ -519,7 +521,7 @@ def _after_action(
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
     moved = (encounter.status, encounter.round, encounter.turn) != before
-    _announce(encounter, turn=moved or defence_answered)
+    _announce(encounter, turn=moved or defence_answered, combatants=combatants)
     return lines
 
 
@@ -591,7 +593,7 @@ def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encoun
     lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter)
+    _announce(encounter, combatants=combatants)
     return encounter
 
 
@@ -631,7 +633,7 @@ def combatant_move(*, encounter: Encounter, version: int, combatant_id: int, dir
         lines += _skip_out(encounter, combatants, author=author)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter)
+    _announce(encounter, combatants=combatants)
 
 
 @transaction.atomic

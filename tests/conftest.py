@@ -62,6 +62,7 @@ async def hears_nothing_more(campaign_id: int, *sockets) -> bool:
     """Whether each socket got nothing before the barrier (:func:`frames_before_barrier`)."""
     return not any(await frames_before_barrier(campaign_id, *sockets))
 
+
 # The parts of a body that look random (clock times to the microsecond, 32-hex keys and file names,
 # 64-character CSRF tokens, an entry's 16-hex cursor): a secret's digits may turn up inside them by
 # chance (a cursor "6be98719a8137d33" beside a blind 987 failed a CI run).
@@ -236,6 +237,31 @@ def fresh_rate_limits():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def seat_views_drawn_from_a_move_are_a_fresh_reads():
+    """Every encounter change any test makes: the table's views drawn from the fight the change holds
+    (play.encounter_panel._fight's ``moved``) show what views drawn from a fresh read show. The frame's
+    digests are built after the answer, where an error is logged, not raised: a mismatch is kept and
+    fails the test at its end."""
+    from campaigns import hooks
+
+    drawn_from_reads = hooks.seat_views("encounter")
+    mismatches = []
+
+    def checked(campaign_id, moved=None):
+        views = drawn_from_reads(campaign_id, moved=moved)
+        if moved is not None:
+            read = drawn_from_reads(campaign_id)
+            if [realtime.shows(view) for view in views] != [realtime.shows(view) for view in read]:
+                mismatches.append((views, read))
+        return views
+
+    hooks.register_seat_views(panel="encounter", render=checked)
+    yield
+    hooks.register_seat_views(panel="encounter", render=drawn_from_reads)
+    assert not mismatches, f"drawn from the move's fight: {mismatches[0][0]}\nfrom a read: {mismatches[0][1]}"
 
 
 def pytest_collection_finish(session):
