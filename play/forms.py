@@ -41,11 +41,12 @@ def cleaned(form_class: type[forms.Form], data: Any, *, prefix: str | None, what
 def initial_data(form_class: type[forms.Form], *, prefix: str | None, names=None) -> dict[str, Any]:
     """What the form posts as first drawn (each field's initial value), for the fields ``names`` (None:
     all): an unticked checkbox posts nothing, a list of choices each one picked (a list)."""
-    return _initial_of(form_class(prefix=prefix), names)
+    return initial_of(form_class(prefix=prefix), names)
 
 
-def _initial_of(form: forms.Form, names) -> dict[str, Any]:
-    """:func:`initial_data` of an unbound form already made."""
+def initial_of(form: forms.Form, names=None) -> dict[str, Any]:
+    """:func:`initial_data` of an unbound form already made (a page's, about to be drawn): making
+    another deep-copies every field again."""
     data: dict[str, Any] = {}
     for name, field in form.fields.items():
         if names is not None and name not in names:
@@ -79,7 +80,7 @@ def with_initial(data: Any, form: forms.Form, *, names) -> Any:
     kept = copy.copy(data)
     for name in names:
         kept.pop(form.add_prefix(name), None)
-    for key, value in _initial_of(form, names).items():
+    for key, value in initial_of(form, names).items():
         if isinstance(value, list) and hasattr(kept, "setlist"):  # a QueryDict holds each value of a list
             kept.setlist(key, value)
         else:
@@ -177,11 +178,13 @@ class SavedRollForm(forms.Form):
     """
 
     name = forms.CharField(
-        max_length=SavedRoll.MAX_NAME, label="Name",
+        max_length=SavedRoll.MAX_NAME,
+        label="Name",
         widget=forms.TextInput(attrs={"placeholder": "Sword attack", "autocomplete": "off"}),
     )
     line = forms.CharField(
-        max_length=notation.MAX_LENGTH, label="Dice",
+        max_length=notation.MAX_LENGTH,
+        label="Dice",
         widget=forms.TextInput(
             attrs={"placeholder": "1d20+5 vs 15", "autocomplete": "off", "spellcheck": "false"}
         ),

@@ -12,7 +12,7 @@ from rules.dice import RulesError
 from sheets.combat import EncounterError
 
 from . import encounters
-from .forms import initial_data
+from .forms import initial_data, initial_of
 
 # ----- the actions of a turn, priced ----------------------------------------------------------------
 
@@ -46,16 +46,18 @@ def action_items(user, combat, encounter, actor, combatants, *, by_gm: bool) -> 
     against its first target (none where they would tell an NPC's numbers ``user`` does not see)."""
     items = []
     for action in encounters.actions_open_to(combat, encounter, actor, combatants, by_gm=by_gm):
-        form = None
+        form = as_drawn = None
         if action.form_class is not None:
             form = compact(action.form_class(prefix=action.key))
+            # Priced as first drawn, the GM's inputs at their first values on a player's form too.
+            as_drawn = initial_of(form)
             if not by_gm:
                 for name in action.gm_fields:
                     form.fields.pop(name, None)
         target = action.targets[0] if action.needs_target and action.targets else None
         chance = None
         if priced(user, encounter, action, target):
-            chance = action_chance(combat, encounter, actor, action, target, None)
+            chance = action_chance(combat, encounter, actor, action, target, as_drawn)
         items.append({"action": action, "form": form, "percent": format_percent(chance)})
     return items
 
@@ -89,11 +91,13 @@ def defence_item(user, combat, encounter, combatants) -> dict | None:
         return None
     asked, attacker, defender = found
     priced = asked.own_odds or encounters.numbers_shown(user, encounter, attacker)
+    form = compact(asked.form_class(prefix=DEFENCE_PREFIX))
+    as_drawn = initial_of(form)
     return {
         "asked": asked,
         "attacker": attacker,
         "defender": defender,
-        "form": compact(asked.form_class(prefix=DEFENCE_PREFIX)),
-        "percent": defence_percent(combat, encounter, attacker, defender, asked, None) if priced else "",
+        "form": form,
+        "percent": defence_percent(combat, encounter, attacker, defender, asked, as_drawn) if priced else "",
         "odds": [(label, format_percent(chance)) for label, chance in asked.odds] if priced else [],
     }
