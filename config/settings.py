@@ -10,6 +10,7 @@ import hashlib
 import os
 import secrets
 import tempfile
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -311,8 +312,10 @@ STORAGES = {
 }
 
 # Unless collected (HTTPS above), WhiteNoise serves straight from the finders: `make run` and the test
-# suite need no collectstatic.
+# suite need no collectstatic, so its warning that STATIC_ROOT is not there yet says nothing amiss.
 WHITENOISE_USE_FINDERS = not HTTPS
+if WHITENOISE_USE_FINDERS:
+    warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
