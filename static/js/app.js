@@ -226,6 +226,27 @@
     window.tabletop.resentAtLoad = resent.map(function (field) { return field.id || field.name; });
   });
 
+  // A form that redraws what the user clicks next as its fields are typed in ([data-skip-repeat]: the
+  // sheet's roll options redraw the roll buttons) hears each value twice: as it is typed ("input") and
+  // again as the field is left ("change"), which is the first thing a click on one of those buttons
+  // does. That second request asks for what is drawn already, and its redraw can land between the
+  // press and the release of the button, whose click is then lost. So the form does not ask again
+  // while its target is the very one its answer for the same values drew (a live refresh that redraws
+  // the target leaves one drawn without them, which is asked for).
+  function skipsRepeats(element) { return element && element.hasAttribute && element.hasAttribute("data-skip-repeat"); }
+  document.addEventListener("htmx:configRequest", function (event) {
+    var drawn = event.detail.target;
+    if (!skipsRepeats(event.detail.elt) || !drawn) { return; }
+    if (drawn.drawnWith === new URLSearchParams(event.detail.formData).toString()) {
+      event.preventDefault();
+      window.tabletop.repeatsSkipped = (window.tabletop.repeatsSkipped || 0) + 1;  // read by the browser tests
+    }
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var asked = event.detail.requestConfig;  // the event is the drawn element's, the request the form's
+    if (asked && skipsRepeats(asked.elt)) { event.target.drawnWith = new URLSearchParams(asked.formData).toString(); }
+  });
+
   // Copy buttons ([data-copy] names the input): the clipboard API where the page is a secure context
   // (https, localhost), else the input's selection copied, as a LAN game over plain http needs.
   document.addEventListener("click", function (event) {

@@ -350,6 +350,9 @@
         Idiomorph.morph(buttons, freshButtons, { morphStyle: "outerHTML" });
         if (window.htmx) { window.htmx.process(buttons); }
       } else if (options && window.htmx) {
+        // The kept buttons are priced with the sheet as it was: not what the options' last answer drew
+        // (app.js asks again only for a target that answer drew, [data-skip-repeat]).
+        if (buttons) { delete buttons.drawnWith; }
         window.htmx.trigger(options, "change");
       }
       panel.setAttribute("data-refreshed", String(Date.now()));
