@@ -201,7 +201,6 @@ def sheet_requests(request, character_id: int):
 @require_POST
 def sheet_request_roll(request, character_id: int, target_id: int):
     character = selectors.character_for_editor(request.user, character_id)
-    target = roll_requests.target_of(character, target_id)
     error = ""
     answer = AnswerForm(request.POST)
     if not answer.is_valid():  # no key, or longer than any roll button's
@@ -209,7 +208,8 @@ def sheet_request_roll(request, character_id: int, target_id: int):
     else:
         try:
             roll_requests.roll_request_answer(
-                target=target,
+                character=character,
+                target_id=target_id,
                 key=answer.cleaned_data["key"],
                 roller=Roller(system_random()),
                 author=request.user,

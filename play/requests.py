@@ -70,17 +70,6 @@ def requests_for_sheet(character: Character) -> tuple[list[RollRequestTarget], l
     return [t for t in targets if t.entry_id is None], [t for t in targets if t.entry_id is not None]
 
 
-def target_of(character: Character, target_id: int) -> RollRequestTarget:
-    """The character's place in a request (404 for another character's, or none): what a prompt's
-    button answers."""
-    target = _target_of.first(target_id, character.pk)
-    if target is None:
-        raise Http404("No such request for this character.")
-    # The caller's character, as read for its viewer (its campaign joined): the answer rolls on it.
-    RollRequestTarget.character.field.set_cached_value(target, character)
-    return target
-
-
 # Read on every sheet page and every answer, compiled once (campaigns/prepared.py).
 @PreparedQuery
 def _targets_of(character_id: int):
@@ -91,30 +80,32 @@ def _targets_of(character_id: int):
     )
 
 
+# An answer's claim on the character's own target and its request, under their rows' lock: run inside
+# roll_request_answer's transaction only (a compiled look-up does not check for one, as Django's own
+# would). The same read is the check that the target is this character's: no look-up before it.
 @PreparedQuery
-def _target_of(target_id: int, character_id: int):
-    return RollRequestTarget.objects.filter(pk=target_id, character_id=character_id)
-
-
-# An answer's claim on its target and request, under their rows' lock: run inside roll_request_answer's
-# transaction only (a compiled look-up does not check for one, as Django's own would).
-@PreparedQuery
-def _target_locked(target_id: int):
-    return RollRequestTarget.objects.select_for_update().select_related("request").filter(pk=target_id)
+def _target_locked(target_id: int, character_id: int):
+    return (
+        RollRequestTarget.objects.select_for_update()
+        .select_related("request")
+        .filter(pk=target_id, character_id=character_id)
+    )
 
 
 @transaction.atomic
-def roll_request_answer(*, target: RollRequestTarget, key: str, roller: Roller, author):
-    """Roll what the GM asked for with the GM's options; the answer is a feed entry linked to the request."""
-    locked = _target_locked.first(target.pk)
-    if locked is None or not locked.request.open:
+def roll_request_answer(*, character: Character, target_id: int, key: str, roller: Roller, author):
+    """Roll what the GM asked for with the GM's options; the answer is a feed entry linked to the request.
+    ``character`` as read for its editor (its campaign joined); another character's target is a 404."""
+    locked = _target_locked.first(target_id, character.pk)
+    if locked is None:
+        raise Http404("No such request for this character.")
+    if not locked.request.open:
         raise RequestError("That request is closed; the GM's panel has its result.")
     if locked.entry_id is not None:
         raise RequestError("That roll was already made.")
     request = locked.request
-    # As the caller read it (target_of): a roll checks the sheet's version under the row's own lock and
+    # The character as the caller read it: a roll checks the sheet's version under the row's own lock and
     # reads it again if it moved (sheets.services.character_roll).
-    character = target.character
     system = system_for(character.campaign)
     if request.roll_key and key != system.request_roll_key(character, request.roll_key):
         raise RequestError("Roll what the GM asked for.")

@@ -44,10 +44,11 @@ SHEET_PAGE_BUDGET = 10
 # history row.
 NAME_EDIT_BUDGET = 8
 # The answer to a GM's request, from the sheet's prompt (bench/table.py's request answer): the user, the
-# character, its place in the request, that place again under its lock, the system's rows (one query per
-# table), the version, the chain's head, the entry in its savepoint (two brackets), the place's answer,
-# and the prompts drawn again from the character the answer left current.
-REQUEST_ANSWER_BUDGET = 11 + 2 * COUNTER_EXTRA
+# character, its place in the request under its lock (which is also the check that the place is this
+# character's), the system's rows (one query per table), the version, the chain's head, the entry in
+# its savepoint (two brackets), the place's answer, and the prompts drawn again from the character the
+# answer left current.
+REQUEST_ANSWER_BUDGET = 10 + 2 * COUNTER_EXTRA
 # Faces that explode nothing and earn no token (see tests/sheets/test_system_contract.py), so the
 # budgeted roll changes nothing on the sheet; a roll that does change it adds its own writes.
 FACES = (2, 3) * 60

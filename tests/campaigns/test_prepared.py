@@ -4,7 +4,7 @@ every column converted and every joined row in place, on whichever database the 
 import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F
 from django.forms.models import model_to_dict
 from django.http import Http404
@@ -332,9 +332,11 @@ def test_a_sheets_requests_are_read_as_their_querysets_read_them(table, gm, play
         waiting, answered = roll_requests.requests_for_sheet(character)
         same_rows(waiting + answered, by_orm)
         assert [t.request.label for t in waiting] == [t.request.label for t in by_orm]
-        for target in RollRequestTarget.objects.all():  # a character's own target, or 404
+        for target in RollRequestTarget.objects.select_related("request"):  # its own target, or none
+            with transaction.atomic():  # the answer's claim, under its rows' lock
+                locked = roll_requests._target_locked.first(target.pk, character.pk)
             if target.character_id == character.pk:
-                same_rows([roll_requests.target_of(character, target.pk)], [target])
+                same_rows([locked], [target])
+                same_rows([locked.request], [target.request])
             else:
-                with pytest.raises(Http404):
-                    roll_requests.target_of(character, target.pk)
+                assert locked is None

@@ -386,7 +386,8 @@ def test_a_hidden_request_answer_keeps_void_back(demo_character, gm, player, cli
         options={"tn": 15, "raises": 0, "free_raises": 0, "free_on_tn": 0, "use_void": True},
     )
     entry = roll_request_answer(
-        target=request.targets.get(), key="trait:perception", roller=Roller(Faces(True)), author=player
+        character=character, target_id=request.targets.get().pk, key="trait:perception",
+        roller=Roller(Faces(True)), author=player,
     )
     assert entry.result["pending"]["lines"] == [f"Void spent: {sheet.void_spent} → {sheet.void_spent + 1}"]
     assert L5RSheet.objects.get(pk=sheet.pk).void_spent == sheet.void_spent

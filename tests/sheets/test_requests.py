@@ -115,6 +115,14 @@ def test_only_the_gm_asks_and_only_the_owner_answers(table, gm, player, other_pl
     assert "The GM asks" not in page_text(
         client_for(other_player).get(reverse("sheet_requests", args=[mine.pk]))
     )
+    # Another sheet's target through one's own sheet: not found, nothing rolled, the target still open.
+    theirs = table.characters.get(owner=other_player)
+    ask(client_for(gm), table, [theirs])
+    their_target = RollRequestTarget.objects.get(character=theirs)
+    mine_url = reverse("sheet_request_roll", args=[mine.pk, their_target.pk])
+    assert client_for(player).post(mine_url, {"key": "ability:body"}, **HTMX).status_code == 404
+    their_target.refresh_from_db()
+    assert their_target.entry_id is None
     assert not FeedEntry.objects.exists()
 
 
@@ -439,7 +447,8 @@ async def test_a_gm_only_answer_and_the_group_result_on_the_wire(
     sockets = {user.username: (await open_socket(user, table))[0] for user in (gm, player, other_player)}
     target = await sync_to_async(RollRequestTarget.objects.get)(request=asked)
     entry = await sync_to_async(roll_requests.roll_request_answer)(
-        target=target, key="ability:spirit", roller=Roller(FixedFaces([17])), author=player
+        character=mine, target_id=target.pk, key="ability:spirit", roller=Roller(FixedFaces([17])),
+        author=player,
     )
 
     async def frames_until_pong(socket):
