@@ -65,17 +65,12 @@ def _portrait_src(encounter, combatant, *, is_gm: bool) -> str:
 
 
 def _fight(campaign, moved=None) -> tuple:
-    """The campaign's open encounter and its combatants, (None, ()) where there is none. ``moved``: an
-    encounter and its whole fight as a change just saved them (play.encounters._announce), taken for
-    the combatants where it is the open encounter at the version read, so nothing has moved it since:
-    reading them again was a third of drawing the views after every move."""
+    """The campaign's open encounter and its combatants, (None, ()) where there is none; ``moved``: the
+    fight a change just saved (play.encounters.fight_of)."""
     encounter = encounters.open_encounter(campaign)
     if encounter is None:
         return None, ()
-    if moved is not None and moved[0].pk == encounter.pk and moved[0].version == encounter.version:
-        # In the order a read gives them: a new round may have moved places without sorting the list.
-        return encounter, sorted(moved[1], key=lambda combatant: (combatant.position, combatant.pk))
-    return encounter, encounters.combatants_of(encounter)
+    return encounter, encounters.fight_of(encounter, moved)
 
 
 def _panel_context(user, campaign, request=None, fight=None) -> dict:

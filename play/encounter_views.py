@@ -304,9 +304,10 @@ def encounter_odds(request, campaign_id: int, encounter_id: int):
 # ----- a player's turn panel --------------------------------------------------------------------
 
 
-def _turn_context(request, campaign, character=None) -> dict | None:
+def _turn_context(request, campaign, character=None, moved=None) -> dict | None:
     """What a player's turn panel shows: None for whoever gets no panel at all (the GM, who runs every
-    turn from the encounter page; another player's sheet); else the panel, empty outside a fight."""
+    turn from the encounter page; another player's sheet); else the panel, empty outside a fight.
+    ``moved``: the fight this request's move saved (play.encounters.fight_of)."""
     user = request.user
     if campaign.is_gm(user) or (character is not None and character.owner_id != user.pk):
         return None
@@ -326,7 +327,7 @@ def _turn_context(request, campaign, character=None) -> dict | None:
     encounter = encounters.running_encounter(campaign)
     if encounter is None:
         return context
-    combatants = encounters.combatants_of(encounter)
+    combatants = encounters.fight_of(encounter, moved)
     mine = [
         c
         for c in combatants
@@ -375,8 +376,8 @@ def sheet_turn_panel(request, *, campaign, character):
     return _turn_html(request, _turn_context(request, campaign, character))
 
 
-def _turn_response(request, campaign, character=None, *, error: str = "", status: int = 200):
-    context = _turn_context(request, campaign, character)
+def _turn_response(request, campaign, character=None, *, error: str = "", status: int = 200, moved=None):
+    context = _turn_context(request, campaign, character, moved)
     if context is None:
         return HttpResponse(status=204)
     # Fetched again (a live refresh or an action's answer): the announcement is put in the page's own
@@ -406,9 +407,10 @@ def _turn_post(request, campaign_id: int, encounter_id: int, do):
         character = sheet_selectors.character_for_viewer(request.user, row_id(request.POST["character"]))
         if character.campaign_id != campaign.pk:
             character = None
-    error, status = "", 200
+    error, status, moved = "", 200, None
     try:
         do(request, encounter, Roller(system_random()))
+        moved = (encounter, encounter.saved_fight)
     except encounters.TurnRefused as refused:
         error, status = str(refused), 403
     except EncounterError as refused:
@@ -419,7 +421,7 @@ def _turn_post(request, campaign_id: int, encounter_id: int, do):
         return redirect(character.get_absolute_url() if character else reverse("table", args=[campaign.pk]))
     if status == 403:
         return HttpResponse(error, status=403, content_type="text/plain")
-    return _turn_response(request, campaign, character, error=error, status=status)
+    return _turn_response(request, campaign, character, error=error, status=status, moved=moved)
 
 
 @require_POST

@@ -82,7 +82,7 @@ def _announce(encounter: Encounter, *, turn: bool = True, combatants: list[Comba
     action that leaves all of those as they were shows nothing new on the others (``live_panel`` in
     play.encounter_views._turn_context). ``combatants``: the whole fight as this change saved it, in
     order, where the caller holds it: the table's views are drawn from it (play.encounter_panel._fight)."""
-    held = None if combatants is None else {"moved": (encounter, tuple(combatants))}
+    held = None if combatants is None else {"moved": (encounter, tuple(combatants))}  # see fight_of
     realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter", held=held)
     if turn:
         realtime.panel_changed(campaign_id=encounter.campaign_id, panel="turn")
@@ -109,6 +109,17 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
             }
         )
     feed_lines_create(campaign=encounter.campaign, author=author, lines=entries)
+
+
+def fight_of(encounter: Encounter, moved: tuple | None = None) -> list[Combatant]:
+    """``encounter``'s combatants in order. ``moved``: an encounter and its whole fight as a change in
+    this process saved them (``_save``'s ``saved_fight``), taken where it is this encounter at the version
+    just read, so nothing has moved it since: read again, the fight was a third of drawing the table's
+    views after a move, and the acting player's turn panel read it once more."""
+    if moved is not None and moved[0].pk == encounter.pk and moved[0].version == encounter.version:
+        # In the order a read gives them: a new round may have moved places without sorting the list.
+        return sorted(moved[1], key=lambda combatant: (combatant.position, combatant.pk))
+    return combatants_of(encounter)
 
 
 def combatants_of(encounter: Encounter) -> list[Combatant]:
@@ -322,6 +333,7 @@ def _save(encounter: Encounter, combatants: list[Combatant]) -> None:
     # Each in one statement written once (campaigns/counters.py): the ORM's save compiled the same
     # UPDATE on every move, about a sixth of a move's time (bench/profile_roll.py).
     row_update(encounter, Encounter.PLAY_COLUMNS)
+    encounter.saved_fight = tuple(combatants)  # what fight_of takes while nothing moves the encounter
     for combatant in combatants:
         if combatant.play_columns() == getattr(combatant, "as_read", None):
             continue

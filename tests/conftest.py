@@ -264,6 +264,32 @@ def seat_views_drawn_from_a_move_are_a_fresh_reads():
     assert not mismatches, f"drawn from the move's fight: {mismatches[0][0]}\nfrom a read: {mismatches[0][1]}"
 
 
+@pytest.fixture(autouse=True)
+def a_turn_panel_drawn_from_a_move_is_a_fresh_reads(monkeypatch):
+    """Every turn panel any test's move answers with, drawn from the fight the move saved
+    (play.encounters.fight_of's ``moved``), is the panel a fresh read draws, byte for byte but for what
+    is drawn anew every time. Not inside a test that counts the answer's queries: the read is extra."""
+    from django.db import connection
+
+    from play import encounter_views
+
+    drawn = encounter_views._turn_context
+
+    def checked(request, campaign, character=None, moved=None):
+        context = drawn(request, campaign, character, moved)
+        if moved is not None and not connection.force_debug_cursor:
+            read = drawn(request, campaign, character)
+            pages = [encounter_views._turn_html(request, c) for c in (context, read)]
+            # Each form's fresh one-time key, and the CSRF token, masked anew each time it is drawn.
+            csrf = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
+            key = re.compile(r"\b[0-9a-f]{32}\b")
+            keyless = [csrf.sub(r"\1", key.sub("", page)) for page in pages]
+            assert keyless[0] == keyless[1], f"from the move:\n{pages[0]}\nfrom a read:\n{pages[1]}"
+        return context
+
+    monkeypatch.setattr(encounter_views, "_turn_context", checked)
+
+
 def pytest_collection_finish(session):
     """Every module imported and every test collected: all of it frozen out of the garbage collector's
     sight (gc.freeze), as config.asgi does for a server, so its full passes walk only what the tests make."""
