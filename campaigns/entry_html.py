@@ -47,6 +47,13 @@ def escape(value) -> str:
     return html_escape(str(value))
 
 
+def csrf_input(csrf_token) -> str:
+    """The form field Django's ``{% csrf_token %}`` draws for the page's token ("" without one)."""
+    if csrf_token and str(csrf_token) != "NOTPROVIDED":  # as the tag reads it
+        return f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(csrf_token)}">'
+    return ""
+
+
 def render_entry(entry, variant: str, *, apply_error: str = "", csrf_token=None) -> SafeString:
     """The entry's ``<li>`` as ``variant``; identical for every viewer of it. ``csrf_token``: the page's
     (the context's lazy one), read only if the apply form is drawn."""
@@ -286,9 +293,7 @@ def _pending(entry, apply_error: str, csrf_token) -> str:
     form = ""
     if not entry.applied_at:
         url = reverse("sheet_roll_apply", args=[entry.character_id, entry.cursor])
-        token = ""
-        if csrf_token and str(csrf_token) != "NOTPROVIDED":  # as Django's {% csrf_token %} reads it
-            token = f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(csrf_token)}">'
+        token = csrf_input(csrf_token)
         form = (
             f'<form method="post" action="{url}" hx-post="{url}" hx-include="#sheet-version"'
             ' hx-target="closest .feed-entry" hx-swap="outerHTML" hx-disabled-elt="find button">'

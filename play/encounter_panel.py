@@ -6,6 +6,7 @@ refresh frames carry (campaigns.realtime.shows). The GM's encounter page draws t
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
+from django.template.context_processors import csrf
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -18,10 +19,11 @@ from sheets.registry import combat_for
 from sheets.selectors import sheet_shown
 
 from . import encounters
+from .encounter_html import panel_body_html
 
 
 def order_context(user, campaign, encounter, combat, combatants) -> dict:
-    """What the turn order draws (templates/play/_encounter_order.html), for ``user``: all the table's
+    """What the turn order draws (play.encounter_html.order_html), for ``user``: all the table's
     encounter panel needs, and the start of the GM's page."""
     actor = encounters.current_actor(encounter, combatants)
     is_gm = campaign.is_gm(user)
@@ -31,7 +33,6 @@ def order_context(user, campaign, encounter, combat, combatants) -> dict:
         "is_gm": is_gm,
         "actor": actor,
         "can_reorder": is_gm and combat.order_settable(encounter, combatants),
-        "move_directions": (("up", "↑"), ("down", "↓")),
         "rows": [_row(user, combat, encounter, c, actor, is_gm=is_gm) for c in combatants],
     }
 
@@ -82,18 +83,13 @@ def _panel_context(user, campaign, request=None, fight=None) -> dict:
         context = {"campaign": campaign, "encounter": None, "is_gm": campaign.is_gm(user)}
     else:
         context = order_context(user, campaign, encounter, combat_for(campaign), combatants)
-    if context["is_gm"]:
-        # The GM's controls carry the request's CSRF token. The digest sets it aside (realtime.shows), so
-        # it agrees with the frame's, drawn without a request (seat_views).
-        body = render_to_string(PANEL_BODY, context, request=request)
-    else:
-        # A player's body is drawn without the request, as seat_views draws it for the frame: it is
-        # the same for every player, so the page's digest and the frame's agree.
-        body = render_to_string(PANEL_BODY, context)
+    # The GM's controls carry the request's CSRF token. The digest sets it aside (realtime.shows), so it
+    # agrees with the frame's, drawn without a request (seat_views). A player's body is drawn without
+    # it, as seat_views draws it: it is the same for every player, so the page's digest and the frame's
+    # agree.
+    token = csrf(request)["csrf_token"] if context["is_gm"] and request is not None else None
+    body = panel_body_html(context, token)
     return {**context, "body": body, "shows": realtime.shows(body)}
-
-
-PANEL_BODY = "play/encounter_panel.html#body"
 
 
 def table_encounter_panel(request, *, campaign):
