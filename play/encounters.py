@@ -81,8 +81,8 @@ def _announce(encounter: Encounter, *, turn: bool = True, combatants: list[Comba
     round, a waiting defence or who fights changed too, so every player's turn panel is fetched; an
     action that leaves all of those as they were shows nothing new on the others (``live_panel`` in
     play.encounter_views._turn_context). ``combatants``: the whole fight as this change saved it, in
-    order, where the caller holds it: the table's views are drawn from it (play.encounter_panel._fight)."""
-    held = None if combatants is None else {"moved": (encounter, tuple(combatants))}  # see fight_of
+    order, where the caller holds it: the table's views are drawn from it (fight_of)."""
+    held = None if combatants is None else {"moved": (encounter, tuple(combatants))}
     realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter", held=held)
     if turn:
         realtime.panel_changed(campaign_id=encounter.campaign_id, panel="turn")
