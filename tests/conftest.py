@@ -239,10 +239,20 @@ def fresh_rate_limits():
     cache.clear()
 
 
+def still_at_the_moves_version(moved) -> bool:
+    """Whether the encounter a move saved is still at the move's version, so a drawing from a read made
+    before this showed the fight the move left. In a browser test the next click may have moved it on
+    already: a drawing from a read then shows a later fight, and comparing the two says nothing."""
+    from play.models import Encounter
+
+    encounter = moved[0]
+    return Encounter.objects.filter(pk=encounter.pk, version=encounter.version).exists()
+
+
 @pytest.fixture(autouse=True)
 def seat_views_drawn_from_a_move_are_a_fresh_reads():
     """Every encounter change any test makes: the table's views drawn from the fight the change holds
-    (play.encounter_panel._fight's ``moved``) show what views drawn from a fresh read show. The frame's
+    (play.encounters.fight_of's ``moved``) show what views drawn from a fresh read show. The frame's
     digests are built after the answer, where an error is logged, not raised: a mismatch is kept and
     fails the test at its end."""
     from campaigns import hooks
@@ -254,7 +264,8 @@ def seat_views_drawn_from_a_move_are_a_fresh_reads():
         views = drawn_from_reads(campaign_id, moved=moved)
         if moved is not None:
             read = drawn_from_reads(campaign_id)
-            if [realtime.shows(view) for view in views] != [realtime.shows(view) for view in read]:
+            differ = [realtime.shows(view) for view in views] != [realtime.shows(view) for view in read]
+            if differ and still_at_the_moves_version(moved):
                 mismatches.append((views, read))
         return views
 
@@ -284,7 +295,8 @@ def a_turn_panel_drawn_from_a_move_is_a_fresh_reads(monkeypatch):
             csrf = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
             key = re.compile(r"\b[0-9a-f]{32}\b")
             keyless = [csrf.sub(r"\1", key.sub("", page)) for page in pages]
-            assert keyless[0] == keyless[1], f"from the move:\n{pages[0]}\nfrom a read:\n{pages[1]}"
+            if keyless[0] != keyless[1] and still_at_the_moves_version(moved):
+                raise AssertionError(f"from the move:\n{pages[0]}\nfrom a read:\n{pages[1]}")
         return context
 
     monkeypatch.setattr(encounter_views, "_turn_context", checked)
