@@ -410,7 +410,7 @@ def _turn_post(request, campaign_id: int, encounter_id: int, do):
     error, status, moved = "", 200, None
     try:
         do(request, encounter, Roller(system_random()))
-        moved = (encounter, encounter.saved_fight)
+        moved = encounter  # its fight as the move saved it
     except encounters.TurnRefused as refused:
         error, status = str(refused), 403
     except EncounterError as refused:

@@ -75,14 +75,14 @@ def _claim(encounter: Encounter, version: int) -> None:
     encounter.version = version + 1
 
 
-def _announce(encounter: Encounter, *, turn: bool = True, combatants: list[Combatant] | None = None) -> None:
+def _announce(encounter: Encounter, *, turn: bool = True, fight_saved: bool = False) -> None:
     """The encounter changed: every panel that follows each change is fetched again (the encounter's, the
     acting player's turn panel, a sheet's latest lines of the fight). ``turn``: whose turn it is, the
     round, a waiting defence or who fights changed too, so every player's turn panel is fetched; an
     action that leaves all of those as they were shows nothing new on the others (``live_panel`` in
-    play.encounter_views._turn_context). ``combatants``: the whole fight as this change saved it, in
-    order, where the caller holds it: the table's views are drawn from it (fight_of)."""
-    held = None if combatants is None else {"moved": (encounter, tuple(combatants))}
+    play.encounter_views._turn_context). ``fight_saved``: the change saved the whole fight (``_save``),
+    so the table's views are drawn from it (fight_of)."""
+    held = {"moved": encounter} if fight_saved else None
     realtime.panel_changed(campaign_id=encounter.campaign_id, panel="encounter", held=held)
     if turn:
         realtime.panel_changed(campaign_id=encounter.campaign_id, panel="turn")
@@ -111,14 +111,14 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
     feed_lines_create(campaign=encounter.campaign, author=author, lines=entries)
 
 
-def fight_of(encounter: Encounter, moved: tuple | None = None) -> list[Combatant]:
-    """``encounter``'s combatants in order. ``moved``: an encounter and its whole fight as a change in
-    this process saved them (``_save``'s ``saved_fight``), taken where it is this encounter at the version
-    just read, so nothing has moved it since: read again, the fight was a third of drawing the table's
-    views after a move, and the acting player's turn panel read it once more."""
-    if moved is not None and moved[0].pk == encounter.pk and moved[0].version == encounter.version:
+def fight_of(encounter: Encounter, moved: Encounter | None = None) -> list[Combatant]:
+    """``encounter``'s combatants in order. ``moved``: an encounter a change in this process saved, with
+    its whole fight (``_save``'s ``saved_fight``), taken where it is this encounter at the version just
+    read, so nothing has moved it since: read again, the fight was a third of drawing the table's views
+    after a move, and the acting player's turn panel read it once more."""
+    if moved is not None and moved.pk == encounter.pk and moved.version == encounter.version:
         # In the order a read gives them: a new round may have moved places without sorting the list.
-        return sorted(moved[1], key=lambda combatant: (combatant.position, combatant.pk))
+        return sorted(moved.saved_fight, key=lambda combatant: (combatant.position, combatant.pk))
     return combatants_of(encounter)
 
 
@@ -233,7 +233,7 @@ def _enter(encounter: Encounter, combatant: Combatant, *, version, roller, autho
     lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter, combatants=combatants)
+    _announce(encounter, fight_saved=True)
     return combatant
 
 
@@ -513,7 +513,7 @@ def encounter_act(
         }
         _save(encounter, combatants)
         _log(encounter, lines, author=author)
-        _announce(encounter, combatants=combatants)
+        _announce(encounter, fight_saved=True)
         return lines
     return _after_action(encounter, combatants, actor, action, lines, said, author=author)
 
@@ -533,7 +533,7 @@ def _after_action(
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
     moved = (encounter.status, encounter.round, encounter.turn) != before
-    _announce(encounter, turn=moved or defence_answered, combatants=combatants)
+    _announce(encounter, turn=moved or defence_answered, fight_saved=True)
     return lines
 
 
@@ -605,7 +605,7 @@ def encounter_next_turn(*, encounter: Encounter, version: int, author) -> Encoun
     lines += _side_out_lines(encounter, combatants, said)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter, combatants=combatants)
+    _announce(encounter, fight_saved=True)
     return encounter
 
 
@@ -645,7 +645,7 @@ def combatant_move(*, encounter: Encounter, version: int, combatant_id: int, dir
         lines += _skip_out(encounter, combatants, author=author)
     _save(encounter, combatants)
     _log(encounter, lines, author=author)
-    _announce(encounter, combatants=combatants)
+    _announce(encounter, fight_saved=True)
 
 
 @transaction.atomic

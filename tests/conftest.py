@@ -245,8 +245,7 @@ def still_at_the_moves_version(moved) -> bool:
     already: a drawing from a read then shows a later fight, and comparing the two says nothing."""
     from play.models import Encounter
 
-    encounter = moved[0]
-    return Encounter.objects.filter(pk=encounter.pk, version=encounter.version).exists()
+    return Encounter.objects.filter(pk=moved.pk, version=moved.version).exists()
 
 
 @pytest.fixture(autouse=True)
@@ -275,6 +274,11 @@ def seat_views_drawn_from_a_move_are_a_fresh_reads():
     assert not mismatches, f"drawn from the move's fight: {mismatches[0][0]}\nfrom a read: {mismatches[0][1]}"
 
 
+# What a page draws anew every time: each form's fresh one-time key, and the CSRF token, masked anew.
+DRAWN_ANEW_KEY = re.compile(r"\b[0-9a-f]{32}\b")
+DRAWN_ANEW_CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
+
+
 @pytest.fixture(autouse=True)
 def a_turn_panel_drawn_from_a_move_is_a_fresh_reads(monkeypatch):
     """Every turn panel any test's move answers with, drawn from the fight the move saved
@@ -291,10 +295,7 @@ def a_turn_panel_drawn_from_a_move_is_a_fresh_reads(monkeypatch):
         if moved is not None and not connection.force_debug_cursor:
             read = drawn(request, campaign, character)
             pages = [encounter_views._turn_html(request, c) for c in (context, read)]
-            # Each form's fresh one-time key, and the CSRF token, masked anew each time it is drawn.
-            csrf = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
-            key = re.compile(r"\b[0-9a-f]{32}\b")
-            keyless = [csrf.sub(r"\1", key.sub("", page)) for page in pages]
+            keyless = [DRAWN_ANEW_CSRF.sub(r"\1", DRAWN_ANEW_KEY.sub("", page)) for page in pages]
             if keyless[0] != keyless[1] and still_at_the_moves_version(moved):
                 raise AssertionError(f"from the move:\n{pages[0]}\nfrom a read:\n{pages[1]}")
         return context
