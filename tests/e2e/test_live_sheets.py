@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from django.conf import settings
 from playwright.sync_api import expect
 
 from rules.dice import FixedFaces
@@ -340,6 +341,14 @@ HEARD = """() => {
 }"""
 
 
+# How long the page gathers a burst of refresh frames (static/js/table.js), read from the script it runs.
+GATHER_MS = int(
+    re.search(
+        r"var REFRESH_GATHER_MS = (\d+);", (settings.BASE_DIR / "static" / "js" / "table.js").read_text()
+    ).group(1)
+)
+
+
 def larrys_sheet(new_page, make_campaign, player, script: str):
     """Larry's sheet (Five by Five's demo, ``player``'s) open and live with ``script`` run first, and the
     list of its recent rolls' own fetches."""
@@ -378,10 +387,10 @@ def test_a_roll_that_changes_the_sheet_brings_its_recent_rolls_with_the_sheet(
     rounds = {round["panel"]: round["fetched"] for round in page.evaluate("() => window.rounds")}
     assert rounds[f"sheet:{larry.pk}"] == 1
     heard = {panel: at for panel, at in page.evaluate("() => window.heard")}
-    # Heard within one gathering (table.js REFRESH_GATHER_MS, 40 ms) or after, the recent rolls come with
-    # the sheet (the two tests below hold the frame back). Heard well before, the page could not know a
-    # merge was coming, and fetching them showed the roll.
-    if heard[f"recent:{larry.pk}"] > heard[f"sheet:{larry.pk}"] - 40:
+    # Heard within one gathering or after, the recent rolls come with the sheet (the two tests below hold
+    # the frame back). Heard well before, the page could not know a merge was coming, and fetching them
+    # showed the roll.
+    if heard[f"recent:{larry.pk}"] > heard[f"sheet:{larry.pk}"] - GATHER_MS:
         assert rounds[f"recent:{larry.pk}"] == 0 and fetched == []
 
 
@@ -459,9 +468,11 @@ def test_recent_rolls_heard_while_the_sheets_merge_is_out_wait_for_it(
         page.locator(".roll-button", has_text="Amateur Chef").click()
     page.wait_for_function("() => window.held.length === 1")
     page.evaluate("() => window.letRecentIn()")
-    # Past the recent frame's gathering (table.js REFRESH_GATHER_MS, 40 ms) on the page's own clock, so
-    # it is decided while the merge is held; decided after it, it must fetch nothing all the same.
-    page.wait_for_function("() => performance.now() - window.heard.at(-1)[1] > 100")
+    # Past the recent frame's gathering on the page's own clock, so it is decided while the merge is
+    # held; decided after it, it must fetch nothing all the same.
+    page.wait_for_function(
+        "(gather) => performance.now() - window.heard.at(-1)[1] > gather + 60", arg=GATHER_MS
+    )
     assert len(merges) == 1
     merges.pop().continue_()
     page.wait_for_function(f"() => window.rounds.some((round) => round.panel === 'recent:{larry.pk}')")
