@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.forms import compact, row_id
 from campaigns.rendering import format_percent
-from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_tagged
+from campaigns.selectors import campaign_for_gm, campaign_for_member, feed_of_encounter
 from rules.dice import Roller, system_random
 from sheets import selectors as sheet_selectors
 from sheets.combat import EncounterError
@@ -64,7 +64,7 @@ def _encounter_context(user, campaign, encounter):
         else [],
         # The action log (this encounter's feed entries, as this viewer may see them): a callable, so
         # only a page that shows it (the GM's encounter page) runs the query.
-        "log": lambda: feed_tagged(user, campaign, request_key="encounter", value=encounter.pk),
+        "log": lambda: feed_of_encounter(user, campaign, encounter_id=encounter.pk),
     }
 
 
@@ -355,7 +355,7 @@ def _turn_context(request, campaign, character=None, moved=None) -> dict | None:
         defence=defence,
         actions=odds.action_items(user, combat, encounter, actor, combatants, by_gm=False) if my_turn else [],
         # The sheet has no feed beside it: the fight's latest lines, as this player may see them.
-        latest=feed_tagged(user, campaign, request_key="encounter", value=encounter.pk, limit=3)
+        latest=feed_of_encounter(user, campaign, encounter_id=encounter.pk, limit=3)
         if character is not None
         else [],
     )
