@@ -136,6 +136,9 @@ class FeedEntry(models.Model):
     # live in the layer above, and the feed is a record that outlives a renamed or deleted character.
     character_id = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)
     character_name = models.CharField(max_length=80, blank=True)
+    # The encounter a line was written in (play's, a plain id for the same reason), its request's
+    # "encounter" too: a column so a fight's lines are read by index, not by walking the campaign's history.
+    encounter_id = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
     # What was asked, in words ("Amateur Chef 4", "3d6+2") and as data (the options, the notation).
     label = models.CharField(max_length=200)
     request = models.JSONField(default=dict)
@@ -173,7 +176,10 @@ class FeedEntry(models.Model):
                 fields=["campaign", "author", "idempotency_key"], name="one_entry_per_idempotency_key"
             ),
         ]
-        indexes = [models.Index(fields=["campaign", "-seq"], name="feed_newest_first")]
+        indexes = [
+            models.Index(fields=["campaign", "-seq"], name="feed_newest_first"),
+            models.Index(fields=["campaign", "encounter_id", "-seq"], name="feed_by_encounter"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.label}"

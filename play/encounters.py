@@ -100,6 +100,7 @@ def _log(encounter: Encounter, lines: list[RollResult], *, author) -> None:
         entries.append(
             {
                 "character": line.character,
+                "encounter_id": encounter.pk,
                 "label": f"{encounter.name}: {line.label}",
                 "request": {**line.request, "encounter": encounter.pk, "round": encounter.round},
                 "result": result,
