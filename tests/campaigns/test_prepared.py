@@ -16,7 +16,7 @@ from campaigns.selectors import (
     _campaign_with_gm,
     _feed_queryset,
     _newest,
-    _newest_about,
+    _newest_of,
     _seats_at,
     _visible_to,
     campaigns_seating,
@@ -163,7 +163,7 @@ def test_the_feeds_first_pages_are_read_for_each_seat_as_their_querysets_read_th
             assert [e.character_portrait for e in prepared] == [e.character_portrait for e in built[:limit]]
             assert [e.author.username for e in prepared] == [e.author.username for e in built[:limit]]
             for about in (character, npc):
-                prepared = _newest_about(as_gm, limit)(user.pk, campaign.pk, about.pk)
+                prepared = _newest_of("character_id", as_gm, limit)(user.pk, campaign.pk, about.pk)
                 same_rows(prepared, list(built.filter(character_id=about.pk)[:limit]))
     # What each seat gets differs: the GM's secrets and the whispers stay with whom they are for.
     assert len(_newest(True, 100)(gm.pk, campaign.pk)) > len(_newest(False, 100)(player.pk, campaign.pk))
