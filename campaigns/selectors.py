@@ -277,16 +277,20 @@ def feed_of_encounter(
     user, campaign: Campaign, *, encounter_id: int, limit: int = FEED_PAGE_SIZE
 ) -> list[FeedEntry]:
     """An encounter's newest lines (the GM's log, a sheet's latest lines), newest first, as this viewer
-    may see them: read on every refresh of a fight, so compiled once (1.3 to 1.7 ms a call built anew)
-    and by the entry's encounter column's index (the request's key walked the campaign's history)."""
-    entries = _newest_of("encounter_id", campaign.is_gm(user), limit)(user.pk, campaign.pk, encounter_id)
-    return _with_variants(entries, user, campaign)
+    may see them. Read on every refresh of a fight: by the entry's own column, whose index finds them
+    where the request's key had the read walk the campaign's whole history."""
+    return _newest_seen(user, campaign, "encounter_id", encounter_id, limit)
 
 
 def feed_about_character(user, campaign: Campaign, *, character_id: int, limit: int = 10) -> list[FeedEntry]:
     """The newest entries made as one character (a sheet's recent rolls), newest first, as this viewer
     may see them."""
-    entries = _newest_of("character_id", campaign.is_gm(user), limit)(user.pk, campaign.pk, character_id)
+    return _newest_seen(user, campaign, "character_id", character_id, limit)
+
+
+def _newest_seen(user, campaign: Campaign, column: str, value: int, limit: int) -> list[FeedEntry]:
+    """:func:`_newest_of` for this viewer's seat, each entry given the variant they see."""
+    entries = _newest_of(column, campaign.is_gm(user), limit)(user.pk, campaign.pk, value)
     return _with_variants(entries, user, campaign)
 
 
